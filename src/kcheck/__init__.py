@@ -1,0 +1,46 @@
+"""kcheck: tells a GPU kernel's author whether the kernel is right, and when it is not, why.
+
+    import kcheck
+    spec = kcheck.Spec(name="add", kernel=add, reference=torch.add,
+                       inputs=[kcheck.Tensor("N"), kcheck.Tensor("N")])
+    report = kcheck.check(spec)
+    assert report.passed, kcheck.format_report(report)
+"""
+
+from . import properties as props
+from ._check import check, matrix
+from ._device import enable_interpreter_if_no_gpu
+from ._dtypes import PRECISIONS
+from ._errors import EnvironmentProblem, KcheckError, SpecError
+from ._results import CaseResult, Report, SpecReport, Status
+from ._spec import Custom, Dim, Index, Scalar, Spec, Tensor
+from .cases import Case, CaseContext
+from .properties import Property, PropertyContext
+from .report import format_case, format_report
+
+__all__ = [
+    "PRECISIONS",
+    "Case",
+    "CaseContext",
+    "CaseResult",
+    "Custom",
+    "Dim",
+    "EnvironmentProblem",
+    "Index",
+    "KcheckError",
+    "Property",
+    "PropertyContext",
+    "Report",
+    "Scalar",
+    "Spec",
+    "SpecError",
+    "SpecReport",
+    "Status",
+    "Tensor",
+    "check",
+    "enable_interpreter_if_no_gpu",
+    "format_case",
+    "format_report",
+    "matrix",
+    "props",
+]

@@ -1,0 +1,101 @@
+"""``kcheck.check``: the pipeline cases -> run -> compare -> report for one or more Specs."""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from collections.abc import Callable, Iterable, Sequence
+from importlib.metadata import PackageNotFoundError, version
+
+import torch
+
+from ._device import DeviceInfo, detect
+from ._errors import SpecError
+from ._results import CaseResult, Report, SpecReport, Status
+from ._spec import Spec
+from .backends import framework, raw_kernel_problem
+from .cases import Case, build_matrix
+from .run import run_case
+
+Progress = Callable[[Spec, Case, CaseResult | None], None]
+
+
+def _versions() -> dict[str, str]:
+    out = {"torch": torch.__version__}
+    for pkg in ("kcheck", "triton"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            pass
+    return out
+
+
+def select(cases: Iterable[Case], pattern: str | Sequence[str] | None) -> list[Case]:
+    """Cases whose id matches any of ``pattern`` (an exact id, a glob, or a substring)."""
+    cases = list(cases)
+    if pattern is None:
+        return cases
+    pats = [pattern] if isinstance(pattern, str) else list(pattern)
+    return [c for c in cases if any(p == c.id or fnmatch.fnmatchcase(c.id, p) or p in c.id for p in pats)]
+
+
+def matrix(spec: Spec, *, tier: str = "default", dtypes: Sequence[str] | None = None,
+           patterns: Sequence[str] | None = None, seeds: int | None = None, large: bool = True,
+           cases: str | Sequence[str] | None = None, device: DeviceInfo | None = None) -> list[Case]:
+    """The cases ``check`` would run for ``spec`` (same narrowing arguments)."""
+    if not isinstance(spec, Spec):
+        raise SpecError("spec", spec, "pass a kcheck.Spec (or a list of them)")
+    problem = raw_kernel_problem(spec.kernel)
+    if problem:
+        raise SpecError("kernel", spec.kernel, problem)
+    dev = device or detect()
+    return select(build_matrix(spec, dev, tier=tier, large=large, precisions=dtypes, patterns=patterns, seeds=seeds),
+                  cases)
+
+
+def _spec_warnings(spec: Spec, kind: str, dev: DeviceInfo, results: list[CaseResult]) -> list[str]:
+    out = []
+    ran = [r for r in results if r.status in (Status.PASSED, Status.FAILED)]
+    if ran:
+        weak_all = set.intersection(*(set(w.split(": ", 1)[1] for w in r.weak) for r in ran)) if all(
+            r.weak for r in ran) else set()
+        for cand in sorted(weak_all):
+            out.append(f"weak check: a kernel returning {cand} would pass every case that ran; tighten rtol/atol "
+                       "or add patterns whose answer differs from it")
+    if kind == "triton" and dev.interpreter:
+        out.append("Triton kernels ran in Triton's interpreter (no GPU): races between programs and GPU-only "
+                   "compiler failures do not show here")
+    nondet = [r for r in results if r.determinism is not None and not r.determinism.identical]
+    if nondet:
+        out.append(f"{len(nondet)} case(s) not deterministic run to run")
+    return out
+
+
+def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequence[str] | None = None,
+          patterns: Sequence[str] | None = None, seeds: int | None = None, large: bool = True,
+          cases: str | Sequence[str] | None = None, progress: Progress | None = None) -> Report:
+    """Check one Spec (or several) on every case of its matrix and return a Report.
+
+    ``tier`` is "quick", "default" or "full"; ``dtypes``, ``patterns`` and ``seeds`` replace the Spec's own;
+    ``large=False`` leaves out the past-2**31 case; ``cases`` keeps only the cases whose id matches (exact id, glob
+    or substring). ``progress(spec, case, result)`` is called before (result None) and after each case.
+    """
+    specs = [spec] if isinstance(spec, Spec) else list(spec)
+    dev = detect()
+    reports = []
+    for sp in specs:
+        t0 = time.perf_counter()
+        kind = framework(sp.kernel) if isinstance(sp, Spec) else "torch"
+        todo = matrix(sp, tier=tier, dtypes=dtypes, patterns=patterns, seeds=seeds, large=large, cases=cases,
+                      device=dev)
+        results = []
+        for case in todo:
+            if progress:
+                progress(sp, case, None)
+            res = run_case(sp, case, dev, kind)
+            results.append(res)
+            if progress:
+                progress(sp, case, res)
+        reports.append(SpecReport(sp.name, kind, dev.describe(), results, _spec_warnings(sp, kind, dev, results),
+                                  time.perf_counter() - t0))
+    return Report(reports, dev.describe(), _versions())

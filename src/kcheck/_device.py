@@ -1,0 +1,61 @@
+"""What the machine can do: which device cases run on, its memory, and whether Triton runs interpreted."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+
+import torch
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    device: str  # "cuda" or "cpu"
+    name: str
+    total_bytes: int
+    free_bytes: int
+    capability: tuple[int, int] | None  # CUDA compute capability, None on the CPU
+    sm_count: int  # multiprocessors; 132 assumed on the CPU (an H100/H200) for wave-quantization sizes
+    interpreter: bool  # Triton kernels run in Triton's interpreter (TRITON_INTERPRET=1)
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.device == "cuda"
+
+    def describe(self) -> str:
+        mode = ", Triton interpreter" if self.interpreter else ""
+        return f"{self.name} ({self.total_bytes / 2**30:.0f} GiB{mode})"
+
+
+def interpreter_active() -> bool:
+    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+
+
+@lru_cache(maxsize=1)
+def _cpu_memory() -> tuple[int, int]:
+    page = os.sysconf("SC_PAGE_SIZE")
+    return os.sysconf("SC_PHYS_PAGES") * page, os.sysconf("SC_AVPHYS_PAGES") * page
+
+
+def detect() -> DeviceInfo:
+    """Describe the device kcheck will use: the current CUDA device if there is one, else the CPU."""
+    if torch.cuda.is_available():
+        idx = torch.cuda.current_device()
+        props = torch.cuda.get_device_properties(idx)
+        free, total = torch.cuda.mem_get_info(idx)
+        return DeviceInfo("cuda", props.name, total, free, (props.major, props.minor),
+                          props.multi_processor_count, interpreter_active())
+    total, free = _cpu_memory()
+    return DeviceInfo("cpu", "CPU", total, free, None, 132, interpreter_active())
+
+
+def enable_interpreter_if_no_gpu() -> bool:
+    """Set TRITON_INTERPRET=1 when there is no GPU, before user modules import triton. Returns whether it is on.
+
+    Triton reads the variable when ``@triton.jit`` decorates, so this must run before the kernel's module is
+    imported: the CLI and the pytest plugin call it first thing.
+    """
+    if "TRITON_INTERPRET" not in os.environ and not torch.cuda.is_available():
+        os.environ["TRITON_INTERPRET"] = "1"
+    return interpreter_active()

@@ -1,0 +1,148 @@
+"""Typed results: what a check found, per case, per Spec, per run. All serialize to JSON through ``to_dict``."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cases import Case
+from .compare import Comparison
+
+
+class Status(str, enum.Enum):
+    PASSED = "passed"  # every output within tolerance, integrity and properties hold
+    FAILED = "failed"  # the kernel is wrong on this case (reasons say how)
+    ERROR = "error"  # the kernel (or the reference) raised: reported, never a lost run
+    SKIPPED = "skipped"  # cannot run on this machine; the reason says why
+    UNTRUSTED = "untrusted"  # failed where the machine itself is known to compute wrongly (interpreter bf16)
+
+
+@dataclass
+class Determinism:
+    """Two runs of the kernel on the same inputs, compared bit for bit."""
+
+    runs: int
+    differing: int  # elements whose bits differ between runs
+    max_abs: float
+    max_ulp: float
+
+    @property
+    def identical(self) -> bool:
+        return self.differing == 0
+
+
+@dataclass
+class PropertyOutcome:
+    name: str
+    passed: bool
+    message: str | None = None
+
+
+@dataclass
+class Timing:
+    """Seconds spent; ``harness`` is what kcheck itself added (inputs, poisoning, comparison, bookkeeping)."""
+
+    total: float = 0.0
+    kernel: float = 0.0
+    reference: float = 0.0
+    baseline: float = 0.0
+
+    @property
+    def harness(self) -> float:
+        return max(0.0, self.total - self.kernel - self.reference - self.baseline)
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    status: Status
+    comparisons: list[Comparison] = field(default_factory=list)
+    properties: list[PropertyOutcome] = field(default_factory=list)
+    determinism: Determinism | None = None
+    mutated_inputs: list[str] = field(default_factory=list)
+    weak: list[str] = field(default_factory=list)  # no-op candidates that would pass this case
+    noop: str | None = None  # the no-op the kernel's output is identical to
+    reasons: list[str] = field(default_factory=list)  # why it failed / errored / was skipped
+    warnings: list[str] = field(default_factory=list)
+    untrusted: str | None = None
+    timing: Timing = field(default_factory=Timing)
+
+    @property
+    def id(self) -> str:
+        return self.case.id
+
+    @property
+    def ok(self) -> bool:
+        return self.status in (Status.PASSED, Status.SKIPPED, Status.UNTRUSTED)
+
+
+@dataclass
+class SpecReport:
+    name: str
+    framework: str
+    device: str
+    cases: list[CaseResult]
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return all(c.ok for c in self.cases)
+
+    def count(self, status: Status) -> int:
+        return sum(c.status == status for c in self.cases)
+
+    @property
+    def failures(self) -> list[CaseResult]:
+        return [c for c in self.cases if not c.ok]
+
+
+@dataclass
+class Report:
+    """What ``kcheck.check`` returns. ``passed`` is True when no case failed or errored."""
+
+    specs: list[SpecReport]
+    device: str
+    versions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return all(s.passed for s in self.specs)
+
+    @property
+    def cases(self) -> list[CaseResult]:
+        return [c for s in self.specs for c in s.cases]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"passed": self.passed, **to_jsonable(self)}
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(self.to_dict(), **kwargs)
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Dataclasses, enums, tuples and non-finite floats to plain JSON values (inf/nan as strings)."""
+    if isinstance(obj, Case):
+        return obj.to_dict()
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        out = {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        for name in ("passed", "harness", "identical", "mismatch_fraction", "allowed", "id"):
+            attr = getattr(type(obj), name, None)
+            if isinstance(attr, property):
+                out[name] = to_jsonable(getattr(obj, name))
+        return out
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    if obj is None or isinstance(obj, (int, float, str, bool)):
+        return obj
+    return repr(obj)

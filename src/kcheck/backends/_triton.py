@@ -1,0 +1,93 @@
+"""Triton backend: detect Triton launchers, and know what Triton's interpreter computes wrongly.
+
+On a machine without a GPU, kcheck runs Triton kernels in Triton's interpreter (``TRITON_INTERPRET=1``). Some of its
+arithmetic differs from a GPU's (``shared/FACTS.md``): in triton 3.7.1 bf16 values are held as raw uint16, so
+arithmetic on bf16 that the kernel did not convert first is wrong, and fp32 -> bf16 truncates. kcheck probes this
+once per process with two tiny kernels, and a bf16 case that fails under a broken interpreter is reported as
+*untrusted*, with the probe's figures, never blamed on the kernel.
+"""
+
+from __future__ import annotations
+
+import inspect
+from functools import lru_cache
+from typing import Any
+
+from .._device import interpreter_active
+
+
+def _is_jit(obj: Any) -> bool:
+    try:
+        from triton.runtime.jit import JITFunction  # type: ignore[import-untyped]
+    except Exception:  # triton missing or broken: nothing is a Triton kernel
+        return False
+    if isinstance(obj, JITFunction):
+        return True
+    return type(obj).__name__ in {"JITFunction", "InterpretedFunction", "Autotuner", "Heuristics"} and hasattr(
+        obj, "fn")
+
+
+def uses_triton(fn: Any) -> bool:
+    """Whether ``fn`` (a launcher) launches a Triton kernel: it is one, or its globals or closure hold one."""
+    if _is_jit(fn):
+        return True
+    target = inspect.unwrap(fn) if callable(fn) else fn
+    glb = getattr(target, "__globals__", None) or {}
+    code = getattr(target, "__code__", None)
+    names = set(code.co_names) if code is not None else set()
+    if any(_is_jit(glb.get(n)) for n in names):
+        return True
+    for cell in getattr(target, "__closure__", None) or ():
+        try:
+            if _is_jit(cell.cell_contents):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def raw_kernel_problem(fn: Any) -> str | None:
+    """A raw @triton.jit function given as ``kernel=``: it needs a grid, so a launcher must wrap it."""
+    if _is_jit(fn):
+        return ("a @triton.jit function needs a grid: pass a launcher, e.g. "
+                "`def add(x, y, out): add_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, out, x.numel(), BLOCK=1024)`")
+    return None
+
+
+@lru_cache(maxsize=1)
+def interpreter_bf16_problem() -> str | None:
+    """Probe the interpreter's bf16 arithmetic; a sentence describing what is wrong, or None if it is right."""
+    if not interpreter_active():
+        return None
+    try:
+        import torch
+        import triton  # type: ignore[import-untyped]
+        import triton.language as tl  # type: ignore[import-untyped]
+
+        @triton.jit
+        def _sum_bf16(x_ptr, out_ptr, N: tl.constexpr):
+            x = tl.load(x_ptr + tl.arange(0, N))
+            tl.store(out_ptr, tl.sum(x, axis=0).to(tl.float32))
+
+        @triton.jit
+        def _round_bf16(x_ptr, out_ptr):
+            tl.store(out_ptr, tl.load(x_ptr).to(tl.bfloat16))
+
+        n = 4096
+        ones = torch.ones(n, dtype=torch.bfloat16)
+        total = torch.zeros(1, dtype=torch.float32)
+        _sum_bf16[(1,)](ones, total, N=n)
+        value = torch.tensor([1.0 + 2**-8 + 2**-10], dtype=torch.float32)  # nearest bf16 is 1 + 2**-7
+        rounded = torch.zeros(1, dtype=torch.bfloat16)
+        _round_bf16[(1,)](value, rounded)
+        problems = []
+        if float(total) != n:
+            problems.append(f"the sum of {n} bf16 ones came out {float(total):g}")
+        if float(rounded) != float(value.to(torch.bfloat16)):
+            problems.append(f"fp32 {float(value):.6f} -> bf16 gave {float(rounded):.6f}, not "
+                            f"{float(value.to(torch.bfloat16)):.6f}")
+        if not problems:
+            return None
+        return f"Triton {triton.__version__}'s interpreter computes bf16 wrongly ({'; '.join(problems)})"
+    except Exception as exc:  # a probe that cannot run proves nothing either way: say so
+        return f"the interpreter's bf16 probe could not run ({type(exc).__name__}: {exc})"

@@ -1,0 +1,292 @@
+"""The case matrix (M3, M4): which sizes, precisions, patterns, layouts, configs and seeds a Spec is checked on.
+
+The default matrix varies one axis at a time around a base case (one-factor-at-a-time) instead of the full cartesian
+product, which would be thousands of cases for a 3-D GEMM:
+
+- size:    each dimension over its systematic set (0, 1, 17, 31-33, 63-65, 127-129, nominal), the others nominal;
+           plus every dimension at once at 1, 17 and 129;
+- real:    real model dimensions (37, 2880, 128256 unless the Dim says otherwise), others shrunk to fit;
+- dtype:   every precision at the nominal and the odd (129) shape, with randn and large-magnitude data;
+- pattern: every data pattern at the odd shape, first precision;
+- layout:  non-contiguous inputs (rows padded, or an offset start for 1-D) at the odd and nominal shapes;
+- config:  every launch configuration after the first at the odd and nominal shapes;
+- seed:    the nominal case over ``spec.seeds`` seeds, each run twice to measure determinism;
+- wave:    the first dimension one block of 128 past a whole wave (SMs x 128), the others small;
+- large:   one case whose largest tensor passes 2**31 elements (int32 overflow), sized to the device's memory.
+
+``tier="quick"`` keeps size, dtype and seed cases at the nominal and odd shapes only; ``tier="full"`` crosses
+every precision with every pattern and every configuration with every size.
+Every case is checked against the device: a case that cannot run here says why in ``skip``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .._device import DeviceInfo
+from .._dtypes import PRECISIONS, precision
+from .._errors import SpecError
+from .._spec import PATTERNS, Index, Spec, Tensor
+from ._sizes import INT32_LIMIT, ODD, fit, real_sizes, systematic
+
+TIERS = ("quick", "default", "full")
+#: On the CPU, Triton's interpreter runs programs one after another: keep each case's tensors below this many
+#: elements (the largest tensor); bigger cases run on a GPU.
+CPU_MAX_ELEMENTS = 2**22
+
+
+@dataclass(frozen=True)
+class Case:
+    """One point of the matrix: everything needed to rebuild its inputs exactly."""
+
+    spec: str
+    dims: tuple[tuple[str, int], ...]
+    precision: str
+    pattern: str = "randn"
+    seed: int = 0
+    layout: str = "contiguous"
+    config: tuple[tuple[str, Any], ...] = ()
+    axis: str = "size"  # why the case exists (see the module docstring)
+    repeats: int = 0  # extra runs on the same inputs, to measure determinism
+    properties: bool = False  # the Spec's properties are checked on this case's shape and precision
+    skip: str | None = None  # why it cannot run on this device, if it cannot
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        return dict(self.dims)
+
+    @property
+    def config_dict(self) -> dict[str, Any]:
+        return dict(self.config)
+
+    @property
+    def id(self) -> str:
+        parts = [f"{k}={v}" for k, v in self.dims]
+        parts += [self.precision, self.pattern]
+        if self.layout != "contiguous":
+            parts.append(self.layout)
+        parts += [f"{k}={v}" for k, v in self.config]
+        parts.append(f"seed={self.seed}")
+        return f"{self.spec}[{','.join(parts)}]"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "dims": self.sizes, "precision": self.precision, "pattern": self.pattern,
+                "seed": self.seed, "layout": self.layout, "config": {k: repr(v) if not isinstance(
+                    v, (int, float, str, bool)) else v for k, v in self.config}, "axis": self.axis,
+                "repeats": self.repeats, "properties": self.properties, "skip": self.skip}
+
+
+def tensor_shapes(spec: Spec, dims: dict[str, int]) -> list[tuple[int, ...]]:
+    """Shapes of every tensor input and declared output at the given sizes."""
+    out = []
+    for t in [*spec.inputs, *(spec.outputs or ())]:
+        if isinstance(t, (Tensor, Index)):
+            out.append(tuple(dims[d] if isinstance(d, str) else d for d in t.dims))
+    return out
+
+
+def _numel(shape: Iterable[int]) -> int:
+    return math.prod(shape)
+
+
+#: Inputs larger than this are fingerprinted rather than copied to check that the kernel left them unchanged.
+SNAPSHOT_MAX_ELEMENTS = 2**26
+
+
+def estimate_bytes(spec: Spec, dims: dict[str, int], itemsize: int) -> int:
+    """Peak memory of one case: inputs (+ a snapshot when small, + float64 copies for the reference), the output,
+    the float64 reference, a baseline output and the mismatch mask (the comparison itself works in chunks)."""
+    shapes = tensor_shapes(spec, dims)
+    total = 0
+    for s in shapes:
+        n = _numel(s)
+        total += n * (itemsize * (2 if n <= SNAPSHOT_MAX_ELEMENTS else 1) + 8)
+    biggest = max((_numel(s) for s in shapes), default=0)
+    return total + biggest * (2 * itemsize + 9) + 2**30
+
+
+class _Builder:
+    def __init__(self, spec: Spec, device: DeviceInfo, tier: str, large: bool) -> None:
+        self.spec, self.device, self.tier, self.large = spec, device, tier, large
+        self.names = spec.dim_names()
+        self.nominal = {d: fit(spec.dim(d), spec.dim(d).nominal) for d in self.names}
+        self.odd = {d: fit(spec.dim(d), ODD) for d in self.names}
+        self.p0 = spec.precisions[0].name
+        self.cfg0 = tuple(spec.configs[0].items())
+        self.cases: dict[str, Case] = {}
+
+    def add(self, dims: dict[str, int], axis: str, *, precision: str | None = None, pattern: str = "randn",
+            seed: int = 0, layout: str = "contiguous", config: tuple[tuple[str, Any], ...] | None = None,
+            repeats: int = 0, properties: bool = False, notes: tuple[str, ...] = ()) -> None:
+        if pattern not in self.spec.patterns and pattern != "randn":
+            return
+        if layout != "contiguous" and layout not in self.spec.layouts:
+            return
+        case = Case(self.spec.name, tuple((d, dims[d]) for d in self.names), precision or self.p0, pattern, seed,
+                    layout, self.cfg0 if config is None else config, axis, repeats, properties, None, notes)
+        old = self.cases.get(case.id)
+        if old is not None:  # the same case reached from two axes: keep the first, merge what each asks of it
+            case = replace(old, repeats=max(old.repeats, repeats), properties=old.properties or properties)
+        self.cases[case.id] = _with_skip(case, self.spec, self.device)
+
+    def shrink_to_fit(self, dims: dict[str, int], keep: str) -> dict[str, int]:
+        """On the CPU, shrink the other dimensions (nominal -> 17 -> 1) until the case fits the element budget."""
+        if self.device.is_gpu:
+            return dims
+        dims = dict(dims)
+        for target in (17, 1):
+            for d in self.names:
+                if d == keep:
+                    continue
+                if max((_numel(s) for s in tensor_shapes(self.spec, dims)), default=0) <= CPU_MAX_ELEMENTS:
+                    return dims
+                dims[d] = min(dims[d], fit(self.spec.dim(d), target))
+        return dims
+
+    def build(self) -> list[Case]:
+        spec, nom, odd = self.spec, self.nominal, self.odd
+        quick = self.tier == "quick"
+        full = self.tier == "full"
+        configs = [tuple(c.items()) for c in spec.configs]
+        base_shapes = [nom, odd]
+        # size axis
+        self.add(nom, "size")
+        for d in self.names:
+            for size, _why in ([] if quick else systematic(spec.dim(d))):
+                for cfg in (configs if full else [self.cfg0]):
+                    self.add({**nom, d: size}, "size", config=cfg)
+        for s in ((1, ODD) if quick else (1, 17, ODD)):
+            self.add({d: fit(spec.dim(d), s) for d in self.names}, "size")
+        # real model dimensions
+        if not quick:
+            for d in self.names:
+                for size in real_sizes(spec.dim(d)):
+                    self.add(self.shrink_to_fit({**nom, d: size}, d), "real")
+        # precisions
+        for p in spec.precisions:
+            pats = spec.patterns if full else ("randn", "large")
+            for shape in base_shapes:
+                for pat in pats:
+                    self.add(shape, "dtype", precision=p.name, pattern=pat)
+        # patterns
+        for pat in spec.patterns:
+            self.add(odd, "pattern", pattern=pat)
+        # layouts
+        for lay in spec.layouts:
+            if lay != "contiguous" and any(isinstance(t, Tensor) for t in spec.inputs):
+                for shape in base_shapes:
+                    self.add(shape, "layout", layout=lay)
+        # configs
+        for cfg in configs[1:]:
+            for shape in base_shapes:
+                self.add(shape, "config", config=cfg)
+        # properties, on the nominal and odd shapes
+        if spec.properties:
+            for shape in base_shapes:
+                self.add(shape, "size", properties=True)
+        # seeds (each run twice: determinism)
+        for seed in range(spec.seeds):
+            self.add(nom, "seed", seed=seed, repeats=1)
+        if not quick:
+            self._wave()
+        self._large()
+        return list(self.cases.values())
+
+    def _wave(self) -> None:
+        if not self.names:
+            return
+        d = self.names[0]
+        size = fit(self.spec.dim(d), self.device.sm_count * 128 + 1)
+        self.add(self.shrink_to_fit({**self.nominal, d: size}, d), "wave",
+                 notes=(f"{d}={size}: one element past {self.device.sm_count} blocks of 128 (a whole wave on "
+                        f"{self.device.sm_count} SMs), so the last wave is nearly empty",))
+
+    def _large(self) -> None:
+        """One case whose largest tensor passes 2**31 elements, growing the dimension that costs least memory."""
+        spec = self.spec
+        best: tuple[int, dict[str, int], str] | None = None
+        for d in self.names:
+            if not spec.dim(d).large:
+                continue
+            for shape_dims in [t.dims for t in [*spec.inputs, *(spec.outputs or ())] if isinstance(t, (Tensor, Index))]:
+                if d not in shape_dims:
+                    continue
+                others = _numel(self.nominal[x] if isinstance(x, str) else x for x in shape_dims if x != d) or 1
+                size = INT32_LIMIT // others + 1
+                size += 1 - size % 2  # odd: also a ragged last block
+                size = fit(spec.dim(d), size)
+                dims = {**self.nominal, d: size}
+                biggest = max(_numel(s) for s in tensor_shapes(spec, dims))
+                if biggest <= INT32_LIMIT:
+                    continue
+                cost = estimate_bytes(spec, dims, 4)
+                if best is None or cost < best[0]:
+                    best = (cost, dims, d)
+        if best is None:
+            return
+        cost, dims, d = best
+        self.add(dims, "large", notes=(f"{d}={dims[d]}: the largest tensor passes 2**31 elements, where int32 "
+                                       f"index arithmetic overflows (~{cost / 2**30:.0f} GiB)",))
+
+
+def _with_skip(case: Case, spec: Spec, device: DeviceInfo) -> Case:
+    reason = skip_reason(case, spec, device)
+    return case if reason is None else replace(case, skip=reason)
+
+
+def skip_reason(case: Case, spec: Spec, device: DeviceInfo, *, large: bool = True) -> str | None:
+    """Why ``case`` cannot run on ``device``, or None."""
+    prec = PRECISIONS[case.precision]
+    if prec.min_capability is not None and (device.capability is None or device.capability < prec.min_capability):
+        need = ".".join(map(str, prec.min_capability))
+        here = "this CPU" if device.capability is None else f"capability {device.capability[0]}.{device.capability[1]}"
+        return f"{case.precision} needs a GPU of compute capability >= {need} ({here})"
+    dims = case.sizes
+    itemsize = prec.storage.itemsize
+    need = estimate_bytes(spec, dims, itemsize)
+    biggest = max((_numel(s) for s in tensor_shapes(spec, dims)), default=0)
+    if case.axis == "large" and not device.is_gpu:
+        return (f"large case ({biggest:,} elements, ~{need / 2**30:.0f} GiB) runs on a GPU only: on the CPU the "
+                "interpreter would run it program by program for hours")
+    if need > 0.85 * device.free_bytes:
+        return (f"needs ~{need / 2**30:.1f} GiB, {device.name} has {device.free_bytes / 2**30:.1f} GiB free")
+    if not device.is_gpu and biggest > CPU_MAX_ELEMENTS:
+        return (f"{biggest:,} elements is past the CPU budget of {CPU_MAX_ELEMENTS:,} for Triton's interpreter; "
+                "it runs on a GPU")
+    return None
+
+
+def build_matrix(spec: Spec, device: DeviceInfo, *, tier: str = "default", large: bool = True,
+                 precisions: Sequence[str] | None = None, patterns: Sequence[str] | None = None,
+                 seeds: int | None = None) -> list[Case]:
+    """The cases of ``spec`` on ``device``. ``precisions``/``patterns``/``seeds`` narrow or widen the spec's own."""
+    if tier not in TIERS:
+        raise SpecError("tier", tier, f"use one of {list(TIERS)}")
+    if precisions is not None or patterns is not None or seeds is not None:
+        spec = _narrowed(spec, precisions, patterns, seeds)
+    cases = _Builder(spec, device, tier, large).build()
+    if not large:
+        cases = [c if c.axis != "large" else replace(c, skip="large cases turned off (large=False)") for c in cases]
+    return cases
+
+
+def _narrowed(spec: Spec, precisions: Sequence[str] | None, patterns: Sequence[str] | None,
+              seeds: int | None) -> Spec:
+    new = copy.copy(spec)
+    if precisions is not None:
+        new.precisions = tuple(precision(p, "dtypes") for p in precisions)
+    if patterns is not None:
+        for p in patterns:
+            if p not in PATTERNS:
+                raise SpecError("patterns", p, f"use names from {list(PATTERNS)}")
+        new.patterns = tuple(patterns)
+    if seeds is not None:
+        if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+            raise SpecError("seeds", seeds, "give an int >= 1")
+        new.seeds = seeds
+    return new

@@ -1,0 +1,95 @@
+"""Data patterns (M4): each a recipe for a floating tensor's values, chosen to expose one class of bug.
+
+Values are drawn in float32 on the target device, then cast to the storage dtype, so the reference sees exactly the
+numbers the kernel sees.
+"""
+
+from __future__ import annotations
+
+import torch
+
+#: What each pattern is for, shown in docs and reports.
+PURPOSE = {
+    "randn": "typical values",
+    "zeros": "hides nothing but shows NaN from 0/0 and unwritten outputs",
+    "ones": "sums become counts: a wrong count shows as an integer",
+    "eye": "identity: a transposition or a wrong row shows at once",
+    "arange": "each value names its index: a wrong output names the input element it came from",
+    "large": "large magnitude: exp overflows past 88 in fp32 and past 11 in fp16",
+    "tiny": "tiny and subnormal values: flush-to-zero and underflow",
+    "nonfinite": "NaN and +-Inf at known places: they must propagate where the reference puts them",
+    "constant": "constant rows (variance 0): division by a zero spread",
+    "large_mean": "large mean, small spread: catastrophic cancellation in E[x^2]-E[x]^2",
+}
+
+
+def _mantissa_bits(dtype: torch.dtype) -> int:
+    return round(-torch.log2(torch.tensor(torch.finfo(dtype).eps)).item())
+
+
+def arange_period(dtype: torch.dtype) -> int:
+    """Largest power of two such that arange values below it, divided by it, are exact in ``dtype``."""
+    return 2 ** min(_mantissa_bits(dtype) + 1, 24)
+
+
+def large_scale(dtype: torch.dtype) -> float:
+    """randn times this reaches past the exp overflow threshold of the dtype (88 in fp32, 11 in fp16)."""
+    if dtype == torch.float16:
+        return 12.0
+    if dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
+        return 16.0
+    return 100.0
+
+
+def large_mean(dtype: torch.dtype) -> float:
+    return 1e4 if dtype in (torch.float32, torch.float64) else 300.0
+
+
+def make(pattern: str, shape: tuple[int, ...], dtype: torch.dtype, device: torch.device | str,
+         gen: torch.Generator) -> torch.Tensor:
+    """A contiguous tensor of ``shape`` filled per ``pattern``, in ``dtype``."""
+    numel = 1
+    for s in shape:
+        numel *= s
+    f32 = torch.float32
+
+    def randn() -> torch.Tensor:
+        return torch.randn(shape, generator=gen, device=device, dtype=f32)
+
+    if pattern == "randn":
+        x = randn()
+    elif pattern == "zeros":
+        x = torch.zeros(shape, device=device, dtype=f32)
+    elif pattern == "ones":
+        x = torch.ones(shape, device=device, dtype=f32)
+    elif pattern == "eye":
+        if len(shape) >= 2:
+            x = torch.eye(shape[-2], shape[-1], device=device, dtype=f32).expand(shape).contiguous()
+        else:
+            x = torch.zeros(shape, device=device, dtype=f32)
+            if numel:
+                x.view(-1)[0] = 1.0
+    elif pattern == "arange":
+        p = arange_period(dtype)
+        x = (torch.arange(numel, device=device, dtype=torch.int64) % p).to(f32).div_(p).reshape(shape)
+    elif pattern == "large":
+        x = randn().mul_(large_scale(dtype))
+    elif pattern == "tiny":
+        x = randn().mul_(torch.finfo(dtype).tiny * 4)
+    elif pattern == "nonfinite":
+        x = randn()
+        flat = x.view(-1)
+        for pos, val in ((numel // 3, float("nan")), (2 * numel // 3, float("inf")), (numel - 1, float("-inf"))):
+            if numel > 0:
+                flat[pos] = val
+    elif pattern == "constant":
+        if len(shape) >= 1 and numel:
+            row = torch.randn((*shape[:-1], 1), generator=gen, device=device, dtype=f32)
+            x = row.expand(shape).contiguous()
+        else:
+            x = torch.full(shape, 0.5, device=device, dtype=f32)
+    elif pattern == "large_mean":
+        x = randn().add_(large_mean(dtype))
+    else:  # validated in Spec; kept for direct callers
+        raise ValueError(f"unknown pattern {pattern!r}")
+    return x.to(dtype)

@@ -1,0 +1,237 @@
+"""Compare one kernel output against its float64 reference (M1): metrics, mismatches, location, baseline rule.
+
+Every figure is computed in float64 on the device the output lives on. An expected value that overflows the output
+dtype is expected as the matching infinity (a correct fp16 kernel returns inf for 1e6); NaN must appear exactly
+where the reference has NaN.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+
+from .._dtypes import ulp_spacing
+from ._locate import Location, locate
+from ._tolerance import Tolerance
+
+_SHOWN = 5
+_CHUNK = 1 << 24
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    index: tuple[int, ...]
+    actual: float
+    expected: float
+
+
+@dataclass(frozen=True)
+class BaselineCheck:
+    """FlashAttention's rule: max|kernel - ref| <= factor * max|baseline - ref| + floor (floor = one ulp at rms)."""
+
+    kernel_max_abs: float
+    baseline_max_abs: float
+    factor: float
+    floor: float
+    passed: bool
+
+    @property
+    def allowed(self) -> float:
+        return self.factor * self.baseline_max_abs + self.floor
+
+
+@dataclass
+class Comparison:
+    """The comparison of one output. ``reasons`` says in words why it failed (empty when it passed)."""
+
+    output: str
+    shape: tuple[int, ...]
+    dtype: str
+    passed: bool
+    tolerance: Tolerance
+    numel: int = 0
+    mismatches: int = 0
+    max_abs: float = 0.0
+    max_abs_index: tuple[int, ...] | None = None
+    max_rel: float = 0.0
+    max_rel_index: tuple[int, ...] | None = None
+    rel_l2: float = 0.0
+    max_ulp: float = 0.0
+    nan_mismatches: int = 0
+    inf_mismatches: int = 0
+    unwritten: int = 0
+    first: list[Mismatch] = field(default_factory=list)
+    location: Location = field(default_factory=lambda: Location("none", "no mismatches"))
+    baseline: BaselineCheck | None = None
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def mismatch_fraction(self) -> float:
+        return self.mismatches / self.numel if self.numel else 0.0
+
+
+def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    out = []
+    for s in reversed(shape):
+        out.append(flat % s if s else 0)
+        flat = flat // s if s else 0
+    return tuple(reversed(out))
+
+
+def _first_true(mask: torch.Tensor, k: int) -> list[int]:
+    """Flat indices of the first ``k`` True elements, scanning in chunks (no giant nonzero() on 2**31 elements)."""
+    flat = mask.reshape(-1)
+    found: list[int] = []
+    for start in range(0, flat.numel(), _CHUNK):
+        part = flat[start:start + _CHUNK].nonzero().view(-1)[: k - len(found)]
+        found += [start + int(i) for i in part]
+        if len(found) >= k:
+            break
+    return found
+
+
+def expected_in(expected: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """The reference as the output dtype can hold it (float64 values; overflow becomes the matching infinity)."""
+    if not dtype.is_floating_point:
+        return expected
+    return expected.to(dtype).to(torch.float64)
+
+
+def mismatch_mask(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
+                  expected_rounded: torch.Tensor | None = None) -> torch.Tensor:
+    """True where ``actual`` is not close to ``expected`` (both float64, same shape)."""
+    e_r = expected if expected_rounded is None else expected_rounded
+    a, e = actual, expected
+    nan_a, nan_e = torch.isnan(a), torch.isnan(e_r)
+    inf_any = torch.isinf(a) | torch.isinf(e_r)
+    finite = ~(nan_a | nan_e | inf_any)
+    diff = (a - e).abs()
+    bad = finite & (diff > tol.atol + tol.rtol * e.abs())
+    bad |= nan_a != nan_e
+    bad |= inf_any & ~nan_a & ~nan_e & (a != e_r)
+    return bad
+
+
+def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance, *,
+            unwritten: torch.Tensor | None = None, baseline: torch.Tensor | None = None,
+            baseline_factor: float = 2.0) -> Comparison:
+    """Compare ``actual`` (the kernel's output) with ``expected`` (float64 reference) under ``tol``.
+
+    Works through the flattened tensors in chunks of 2**24 elements, so that a 2**31-element output needs only
+    its boolean mismatch mask in full (for the location), not a dozen float64 temporaries.
+    """
+    shape = tuple(actual.shape)
+    cmp = Comparison(name, shape, str(actual.dtype).removeprefix("torch."), True, tol, numel=actual.numel())
+    if tuple(expected.shape) != shape:
+        cmp.passed = False
+        cmp.reasons.append(f"shape mismatch: kernel returned {list(shape)}, reference {list(expected.shape)}")
+        return cmp
+    if actual.numel() == 0:
+        return cmp
+    acc = _Accumulator(actual.dtype, baseline is not None)
+    flat_a = actual.detach().reshape(-1)
+    flat_e = expected.detach().reshape(-1)
+    flat_u = unwritten.reshape(-1) if unwritten is not None else None
+    flat_b = baseline.detach().reshape(-1) if baseline is not None else None
+    bad = torch.zeros(actual.numel(), dtype=torch.bool, device=actual.device)
+    for start in range(0, actual.numel(), _CHUNK):
+        sl = slice(start, start + _CHUNK)
+        a = flat_a[sl].to(torch.float64)
+        e = flat_e[sl].to(device=a.device, dtype=torch.float64)
+        bad[sl] = acc.add(start, a, e, tol, None if flat_u is None else flat_u[sl],
+                          None if flat_b is None else flat_b[sl])
+    acc.finish(cmp, shape)
+    if cmp.mismatches:
+        cmp.passed = False
+        cmp.first = [Mismatch(_unravel(i, shape), float(flat_a[i]), float(flat_e[i]))
+                     for i in _first_true(bad, _SHOWN)]
+        cmp.location = locate(bad.reshape(shape))
+        cmp.reasons.append(f"{cmp.mismatches} of {cmp.numel} elements outside the tolerance")
+        if cmp.unwritten:
+            cmp.reasons.append(f"{cmp.unwritten} elements never written (still hold the poison value)")
+    if baseline is not None:
+        cmp.baseline = acc.baseline_check(baseline_factor)
+        if not cmp.baseline.passed:
+            cmp.passed = False
+            b = cmp.baseline
+            cmp.reasons.append(f"error {b.kernel_max_abs:.3g} exceeds {b.factor:g} x the same-precision baseline's "
+                               f"{b.baseline_max_abs:.3g} (+ {b.floor:.2g})")
+    return cmp
+
+
+class _Accumulator:
+    """Running figures over chunks of the flattened output."""
+
+    def __init__(self, dtype: torch.dtype, with_baseline: bool) -> None:
+        self.dtype = dtype
+        self.mismatches = self.unwritten = self.nan = self.inf = 0
+        self.max_abs, self.max_abs_at = -1.0, 0
+        self.max_rel, self.max_rel_at = -1.0, 0
+        self.sq_diff = self.sq_e = 0.0
+        self.max_ulp = 0.0
+        self.any_unwritten_mask = False
+        self.k_err = self.b_err = 0.0
+        self.sq_both, self.n_both = 0.0, 0
+        self.with_baseline = with_baseline
+
+    def add(self, start: int, a: torch.Tensor, e: torch.Tensor, tol: Tolerance, unwritten: torch.Tensor | None,
+            b: torch.Tensor | None) -> torch.Tensor:
+        e_r = expected_in(e, self.dtype)
+        bad = mismatch_mask(a, e, tol, e_r)
+        nan_a, nan_e = torch.isnan(a), torch.isnan(e_r)
+        nan_diff = nan_a != nan_e
+        if unwritten is not None:
+            self.any_unwritten_mask = True
+            self.unwritten += int(unwritten.sum())
+            bad |= unwritten
+            nan_diff &= ~unwritten
+        self.mismatches += int(bad.sum())
+        self.nan += int(nan_diff.sum())
+        either_inf = (torch.isinf(a) | torch.isinf(e_r)) & ~nan_a & ~nan_e
+        self.inf += int((either_inf & (a != e_r)).sum())
+        finite = torch.isfinite(a) & torch.isfinite(e)
+        zero = torch.zeros((), dtype=torch.float64, device=a.device)
+        diff = torch.where(finite, (a - e).abs(), zero)
+        i = int(diff.argmax())
+        if float(diff[i]) > self.max_abs:
+            self.max_abs, self.max_abs_at = float(diff[i]), start + i
+        denom = e.abs()
+        rel = torch.where(denom > 0, diff / denom.clamp_min(1e-300), torch.where(diff > 0, math.inf, 0.0))
+        rel = torch.where(finite, rel, zero)
+        i = int(rel.argmax())
+        if float(rel[i]) > self.max_rel:
+            self.max_rel, self.max_rel_at = float(rel[i]), start + i
+        e_f = torch.where(finite, e, zero)
+        self.sq_diff += float((diff * diff).sum())
+        self.sq_e += float((e_f * e_f).sum())
+        if self.dtype.is_floating_point:
+            self.max_ulp = max(self.max_ulp, float((diff / ulp_spacing(e_f, self.dtype)).max()))
+        if b is not None:
+            bf = b.to(device=a.device, dtype=torch.float64)
+            both = finite & torch.isfinite(bf)
+            if bool(both.any()):
+                self.k_err = max(self.k_err, float(torch.where(both, diff, zero).max()))
+                self.b_err = max(self.b_err, float(torch.where(both, (bf - e).abs(), zero).max()))
+                eb = torch.where(both, e, zero)
+                self.sq_both += float((eb * eb).sum())
+                self.n_both += int(both.sum())
+        return bad
+
+    def finish(self, cmp: Comparison, shape: tuple[int, ...]) -> None:
+        cmp.mismatches, cmp.unwritten = self.mismatches, self.unwritten
+        cmp.nan_mismatches, cmp.inf_mismatches = self.nan, self.inf
+        if self.max_abs >= 0:
+            cmp.max_abs, cmp.max_abs_index = self.max_abs, _unravel(self.max_abs_at, shape)
+            cmp.max_rel, cmp.max_rel_index = self.max_rel, _unravel(self.max_rel_at, shape)
+        norm_e, norm_d = math.sqrt(self.sq_e), math.sqrt(self.sq_diff)
+        cmp.rel_l2 = norm_d / norm_e if norm_e > 0 else (0.0 if norm_d == 0 else math.inf)
+        cmp.max_ulp = self.max_ulp
+
+    def baseline_check(self, factor: float) -> BaselineCheck:
+        scale = math.sqrt(self.sq_both / self.n_both) if self.n_both else 0.0
+        floor = float(torch.finfo(self.dtype).eps) * scale if self.dtype.is_floating_point else 0.0
+        return BaselineCheck(self.k_err, self.b_err, factor, floor, self.k_err <= factor * self.b_err + floor)
+
+

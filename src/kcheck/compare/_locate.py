@@ -1,0 +1,95 @@
+"""Where the errors lie: tail columns, tail rows, one tile, a stripe, scattered, everywhere (M1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+_BLOCKS = (16, 32, 64, 128, 256, 512, 1024)
+
+
+@dataclass(frozen=True)
+class Location:
+    kind: str  # none | everywhere | tail | tail-columns | tail-rows | tile | block | columns | rows | scattered
+    text: str
+
+
+def _span(idx: torch.Tensor) -> tuple[int, int]:
+    return int(idx.min()), int(idx.max())
+
+
+def _tail_block(lo: int, hi: int, n: int) -> int | None:
+    """Smallest block size B such that [lo, hi] lies in the last, partial block of size B of a length-n axis."""
+    if hi != n - 1:
+        return None
+    for b in _BLOCKS:
+        if n % b and lo >= (n // b) * b:
+            return b
+    return None
+
+
+def _fmt_list(idx: torch.Tensor, limit: int = 6) -> str:
+    vals = [int(v) for v in idx[:limit]]
+    more = f", ... ({idx.numel()} in all)" if idx.numel() > limit else ""
+    return ", ".join(map(str, vals)) + more
+
+
+def locate(mask: torch.Tensor) -> Location:
+    """Describe the positions where ``mask`` (True = wrong element) is set."""
+    total = mask.numel()
+    bad = int(mask.sum())
+    if bad == 0:
+        return Location("none", "no mismatches")
+    if bad * 2 > total and total > 8:
+        return Location("everywhere", f"everywhere ({100 * bad / total:.0f}% of elements)")
+    if mask.dim() <= 1:
+        return _locate_1d(mask.reshape(-1))
+    m2 = mask.reshape(-1, mask.shape[-1])
+    return _locate_2d(m2, rows_name="rows" if mask.dim() == 2 else "rows (leading dims flattened)")
+
+
+def _locate_1d(mask: torch.Tensor) -> Location:
+    n = mask.numel()
+    idx = mask.nonzero().view(-1)
+    lo, hi = _span(idx)
+    b = _tail_block(lo, hi, n)
+    if b is not None:
+        return Location("tail", f"tail: elements {lo}..{hi} (the last, partial block of {b}; {n} = "
+                                f"{n // b}x{b} + {n % b})")
+    for blk in _BLOCKS:
+        if lo // blk == hi // blk and idx.numel() > 1:
+            start = (lo // blk) * blk
+            return Location("block", f"one block: elements {lo}..{hi}, inside block [{start}, {start + blk}) of {blk}")
+    return Location("scattered", f"scattered: {idx.numel()} elements between {lo} and {hi} (first: {_fmt_list(idx)})")
+
+
+def _locate_2d(m: torch.Tensor, rows_name: str) -> Location:
+    nrows, ncols = m.shape
+    rows = m.any(dim=1).nonzero().view(-1)
+    cols = m.any(dim=0).nonzero().view(-1)
+    r0, r1 = _span(rows)
+    c0, c1 = _span(cols)
+    row_txt = "every row" if rows.numel() == nrows else f"{rows.numel()} of {nrows} {rows_name}"
+    col_txt = "every column" if cols.numel() == ncols else f"{cols.numel()} of {ncols} columns"
+    b = _tail_block(c0, c1, ncols)
+    if b is not None:
+        return Location("tail-columns", f"tail columns {c0}..{c1} (the last, partial block of {b}; {ncols} = "
+                                        f"{ncols // b}x{b} + {ncols % b}), in {row_txt}")
+    b = _tail_block(r0, r1, nrows)
+    if b is not None:
+        return Location("tail-rows", f"tail rows {r0}..{r1} (the last, partial block of {b}; {nrows} = "
+                                     f"{nrows // b}x{b} + {nrows % b}), in {col_txt}")
+    if c0 == c1 == ncols - 1 and ncols > 1:
+        return Location("tail-columns", f"the last column ({c1}), in {row_txt}")
+    if r0 == r1 == nrows - 1 and nrows > 1:
+        return Location("tail-rows", f"the last row ({r1}), in {col_txt}")
+    for t in _BLOCKS:
+        if r0 // t == r1 // t and c0 // t == c1 // t and (nrows > t or ncols > t):
+            return Location("tile", f"one tile: rows {r0}..{r1}, columns {c0}..{c1} (tile ({r0 // t}, {c0 // t}) "
+                                    f"of {t}x{t})")
+    if cols.numel() <= max(1, ncols // 8) and rows.numel() > nrows // 2:
+        return Location("columns", f"a stripe of columns {_fmt_list(cols)}, in {row_txt}")
+    if rows.numel() <= max(1, nrows // 8) and cols.numel() > ncols // 2:
+        return Location("rows", f"a stripe of rows {_fmt_list(rows)}, in {col_txt}")
+    return Location("scattered", f"scattered: {int(m.sum())} elements in {row_txt} and {col_txt}")

@@ -1,0 +1,90 @@
+"""The tolerance model (M2): per-precision table, accumulation-aware widening, scale-aware absolute floor.
+
+For an output of dtype D in a case of precision P, with reduction length n (the product of the Spec's ``reduce``
+dimensions) and expected values e (float64)::
+
+    rtol = max(table[P], eps(D), sqrt(n) * eps_accumulate(P))
+    atol = rtol * rms(e)          (at least the smallest normal of D)
+
+- ``table[P]`` is the seed's table (fp32 1e-5, tf32 1e-3, bf16/fp16 1e-2, fp8 5e-2, fp64 1e-10);
+- ``eps(D)`` is one unit in the last place of the output: a correctly rounded result may be half an ulp off, and a
+  tolerance under that would fail every correct fp8 kernel (eps 0.125 > 5e-2);
+- ``sqrt(n) * eps`` is the growth of independent rounding errors over a sum of n terms (FR 4.2);
+- the absolute floor is relative to the output's typical magnitude, so an element that cancels to near zero is
+  judged against the scale of the terms that produced it, not against itself.
+
+Integer outputs are compared exactly. A user's ``rtol``/``atol`` replace the computed values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import torch
+
+from .._dtypes import PRECISIONS
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol: float
+    source: str  # how the figures were reached, shown in reports
+
+    @property
+    def exact(self) -> bool:
+        return self.rtol == 0 and self.atol == 0
+
+
+def _pick(value: float | Mapping[str, float] | None, precision: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        return value.get(precision)
+    return float(value)
+
+
+def reduction_length(reduce: tuple[str, ...], sizes: Mapping[str, int]) -> int:
+    return max(1, math.prod(sizes[d] for d in reduce))
+
+
+def rms(values: torch.Tensor, chunk: int = 1 << 24) -> float:
+    """Root mean square of the finite values of a tensor, in float64 and in chunks (0 when there are none)."""
+    flat = values.reshape(-1)
+    total, count = 0.0, 0
+    for start in range(0, flat.numel(), chunk):
+        part = flat[start:start + chunk].to(torch.float64)
+        finite = torch.isfinite(part)
+        part = torch.where(finite, part, torch.zeros((), dtype=torch.float64, device=part.device))
+        total += float((part * part).sum())
+        count += int(finite.sum())
+    return math.sqrt(total / count) if count else 0.0
+
+
+def tolerance_for(precision: str, out_dtype: torch.dtype, n: int, scale: float, *,
+                  rtol: float | Mapping[str, float] | None = None,
+                  atol: float | Mapping[str, float] | None = None) -> Tolerance:
+    """The tolerance of one output (see the module docstring)."""
+    if not out_dtype.is_floating_point:
+        return Tolerance(0.0, 0.0, f"exact ({out_dtype} output)")
+    prec = PRECISIONS[precision]
+    user_rtol, user_atol = _pick(rtol, precision), _pick(atol, precision)
+    out_eps = float(torch.finfo(out_dtype).eps)
+    acc = math.sqrt(n) * prec.accumulate_eps
+    if user_rtol is not None:
+        r, why = user_rtol, f"rtol={user_rtol:g} (spec)"
+    else:
+        r = max(prec.rtol, out_eps, acc)
+        why = f"{precision} table {prec.rtol:g}"
+        if r == out_eps and out_eps > prec.rtol:
+            why += f"; raised to one ulp of {str(out_dtype).removeprefix('torch.')} ({out_eps:g})"
+        elif r == acc and acc > prec.rtol:
+            why += f"; raised for a reduction of {n} terms: sqrt({n})*{prec.accumulate_eps:.2g} = {acc:.2g}"
+    if user_atol is not None:
+        a, awhy = user_atol, f"atol={user_atol:g} (spec)"
+    else:
+        a = max(r * scale, float(torch.finfo(out_dtype).tiny))
+        awhy = f"atol = rtol x rms(expected) = {r:.2g} x {scale:.3g}"
+    return Tolerance(r, a, f"{why}; {awhy}")

@@ -1,0 +1,74 @@
+"""Terminal output: a progress bar while cases run, a summary table after, then the failure messages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .._results import CaseResult, Report, Status
+from .._spec import Spec
+from ..cases import Case
+from ._message import format_case
+
+_STYLE = {Status.PASSED: "green", Status.FAILED: "red", Status.ERROR: "red", Status.SKIPPED: "yellow",
+          Status.UNTRUSTED: "magenta"}
+
+
+@contextmanager
+def progress_display(console: Console, totals: dict[str, int]) -> Iterator[object]:
+    """A rich progress bar per Spec; yields the callback ``check`` takes as ``progress``."""
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.fields[last]}"))
+    with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
+        tasks: dict[str, int] = {}
+
+        def callback(spec: Spec, case: Case, result: CaseResult | None) -> None:
+            if spec.name not in tasks:
+                tasks[spec.name] = bar.add_task(spec.name, total=totals.get(spec.name), last="")
+            if result is not None:
+                tag = result.status.value
+                bar.update(tasks[spec.name], advance=1, last=f"[{_STYLE[result.status]}]{tag}[/] {case.id}")
+
+        yield callback
+
+
+def summary_table(report: Report) -> Table:
+    table = Table(title=f"kcheck on {report.device}", title_justify="left")
+    for col in ("spec", "framework", "verdict", "pass", "fail", "error", "untrusted", "skip", "s", "harness"):
+        table.add_column(col, justify="right" if col not in ("spec", "framework", "verdict") else "left",
+                         no_wrap=True)
+    for s in report.specs:
+        verdict = "[green]PASSED[/]" if s.passed else "[red]FAILED[/]"
+        ran = [c for c in s.cases if c.status is not Status.SKIPPED]
+        total = sum(c.timing.total for c in ran)
+        harness = sum(c.timing.harness for c in ran)
+        share = f"{100 * harness / total:.0f}%" if total else "-"
+        table.add_row(s.name, s.framework, verdict, *(str(s.count(st)) for st in (
+            Status.PASSED, Status.FAILED, Status.ERROR, Status.UNTRUSTED, Status.SKIPPED)),
+            f"{s.seconds:.1f}", share)
+    return table
+
+
+def print_report(console: Console, report: Report, source: str | None = None, *, limit: int = 3) -> None:
+    console.print(summary_table(report))
+    for s in report.specs:
+        for w in s.warnings:
+            console.print(f"[yellow]warning[/] {s.name}: {w}", highlight=False)
+        skipped = [c for c in s.cases if c.status is Status.SKIPPED]
+        for c in skipped[:limit]:
+            console.print(f"[yellow]skipped[/] {c.id}: {'; '.join(c.reasons)}", highlight=False)
+        if len(skipped) > limit:
+            console.print(f"[yellow]skipped[/] ... {len(skipped) - limit} more of {s.name}", highlight=False)
+    for s in report.specs:
+        fails = s.failures
+        for c in fails[:limit]:
+            console.print()
+            console.print(format_case(c, source), highlight=False, markup=False)
+        if len(fails) > limit:
+            console.print(f"\n... {len(fails) - limit} more failing cases of {s.name} (all in --json)", highlight=False)
+    console.print()
+    console.print("[green]all specs passed[/]" if report.passed else "[red]some specs failed[/]")

@@ -1,0 +1,298 @@
+"""Run one case: inputs, reference (once per input set), baseline, poisoned kernel call, integrity, determinism.
+
+The order is chosen so that each failure is attributed to the right party: inputs and reference first (an error
+there is the Spec's), then the kernel under poisoned outputs, then checks that the inputs are unchanged, then
+repeat runs for determinism and the properties. An exception from the kernel is a reported ``error`` result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import traceback
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import torch
+
+from .._device import DeviceInfo
+from .._dtypes import PRECISIONS, ulp_spacing
+from .._results import CaseResult, Determinism, PropertyOutcome, Status, Timing
+from .._spec import Spec, Tensor
+from ..backends import synchronize, untrusted_reason
+from ..cases import Case, index_range_problem, make_args, upcast
+from ..cases._inputs import shape_of
+from ..cases._matrix import SNAPSHOT_MAX_ELEMENTS
+from ..compare import compare, expected_in, mismatch_mask, noop_guard, reduction_length, rms, tolerance_for
+from ..properties import PropertyContext
+from ._poison import AMBIGUOUS, PoisonAllocations, poison_, unwritten_mask
+
+_LOW_PRECISION = {"bf16", "fp16", "tf32", "fp8e4m3", "fp8e5m2"}
+
+
+def _as_tuple(value: Any, what: str) -> tuple[torch.Tensor, ...]:
+    if isinstance(value, torch.Tensor):
+        return (value,)
+    if isinstance(value, (tuple, list)) and all(isinstance(v, torch.Tensor) for v in value):
+        return tuple(value)
+    raise TypeError(f"{what} returned {type(value).__name__}; it must return a tensor or a tuple of tensors")
+
+
+def _short_traceback(exc: BaseException) -> str:
+    last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    where = f" (at {last[0].filename}:{last[0].lineno})" if last else ""
+    text = str(exc).strip().splitlines()
+    head = text[0] if text else ""
+    if len(text) > 1:
+        head += " ..."
+    return f"{type(exc).__name__}: {head}{where}"
+
+
+@contextlib.contextmanager
+def _precision_mode(precision: str) -> Iterator[None]:
+    """tf32 cases run their framework baseline with TF32 matmuls allowed, as the kernel does."""
+    if precision != "tf32" or not torch.cuda.is_available():
+        yield
+        return
+    old = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = old
+
+
+class _Kernel:
+    """Calls the Spec's kernel with poisoned outputs and accounts its time."""
+
+    def __init__(self, spec: Spec, case: Case, device: str) -> None:
+        self.spec, self.case, self.device = spec, case, device
+        self.seconds = 0.0
+
+    def outputs(self, args: Sequence[Any]) -> tuple[list[torch.Tensor], list[torch.Tensor | None]]:
+        """Run once; return the outputs and, per output, where it still holds poison (None if unknown)."""
+        spec, case = self.spec, self.case
+        config = case.config_dict
+        storage = PRECISIONS[case.precision].storage
+        if spec.outputs is not None:
+            outs = []
+            for t in spec.outputs:
+                assert isinstance(t, Tensor)
+                buf = torch.empty(shape_of(t.dims, case.sizes), dtype=t.dtype or storage, device=self.device)
+                outs.append(buf.zero_() if t.pattern == "zeros" else poison_(buf))
+            t0 = time.perf_counter()
+            spec.kernel(*args, *outs, **config)
+            synchronize(self.device)
+            self.seconds += time.perf_counter() - t0
+            masks = [None if (t.pattern == "zeros") else unwritten_mask(o) for t, o in zip(spec.outputs, outs,
+                                                                                        strict=True)]
+        else:
+            t0 = time.perf_counter()
+            with PoisonAllocations():
+                ret = spec.kernel(*args, **config)
+            synchronize(self.device)
+            self.seconds += time.perf_counter() - t0
+            outs = list(_as_tuple(ret, "the kernel"))
+            masks = [unwritten_mask(o) for o in outs]
+        masks = [None if (m is None or o.dtype in AMBIGUOUS) else m for m, o in zip(masks, outs, strict=True)]
+        return outs, masks
+
+    def run(self, *args: Any) -> tuple[torch.Tensor, ...]:
+        return tuple(self.outputs(args)[0])
+
+
+def _bits_equal(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    if a.dtype.is_floating_point:
+        return (a == b) | (torch.isnan(a) & torch.isnan(b))
+    return a == b
+
+
+def _fingerprint(t: torch.Tensor, chunk: int = 1 << 24) -> tuple[int, int]:
+    """Order-sensitive checksum of a tensor's bits, for inputs too large to copy."""
+    bits = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
+    flat = t.reshape(-1).view(bits)
+    s1 = s2 = 0
+    for start in range(0, flat.numel(), chunk):
+        part = flat[start:start + chunk].to(torch.int64)
+        w = torch.arange(start + 1, start + 1 + part.numel(), device=part.device, dtype=torch.int64)
+        s1 = (s1 + int(part.sum())) % (1 << 61)
+        s2 = (s2 + int((part * w).sum())) % (1 << 61)
+    return s1, s2
+
+
+def _snapshot(t: torch.Tensor) -> torch.Tensor | tuple[int, int]:
+    return t.clone() if t.numel() <= SNAPSHOT_MAX_ELEMENTS else _fingerprint(t)
+
+
+def _changed(before: torch.Tensor | tuple[int, int], after: torch.Tensor) -> str | None:
+    """None if ``after`` still holds what the snapshot saw, else a description of the change."""
+    if isinstance(before, tuple):
+        return None if _fingerprint(after) == before else "contents changed (checksum)"
+    if before.shape != after.shape:
+        return f"shape changed from {list(before.shape)} to {list(after.shape)}"
+    changed = int((~_bits_equal(before, after)).sum())
+    return f"{changed} elements changed" if changed else None
+
+
+def _names(spec: Spec) -> list[str]:
+    return [getattr(inp, "name", None) or f"input {i}" for i, inp in enumerate(spec.inputs)]
+
+
+def run_case(spec: Spec, case: Case, device: DeviceInfo, framework: str) -> CaseResult:
+    """Run ``case`` of ``spec`` on ``device`` and judge it. Never raises for the kernel's faults."""
+    t_start = time.perf_counter()
+    timing = Timing()
+    result = CaseResult(case, Status.PASSED, timing=timing)
+    if case.skip is None and (problem := index_range_problem(spec, case)):
+        case_skip = problem
+    else:
+        case_skip = case.skip
+    if case_skip:
+        result.status, result.reasons = Status.SKIPPED, [case_skip]
+        return result
+    try:
+        _run(spec, case, device, framework, result)
+    finally:
+        timing.total = time.perf_counter() - t_start
+    return result
+
+
+def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: CaseResult) -> None:
+    dev = device.device
+    timing = result.timing
+    try:
+        args = make_args(spec, case, dev)
+    except Exception as exc:
+        result.status, result.reasons = Status.ERROR, [f"building the inputs raised {_short_traceback(exc)}"]
+        return
+    t0 = time.perf_counter()
+    try:
+        with torch.no_grad():
+            expected = [e.to(torch.float64) for e in _as_tuple(spec.reference(*upcast(args)), "the reference")]
+    except Exception as exc:
+        result.status, result.reasons = Status.ERROR, [f"the reference raised {_short_traceback(exc)}"]
+        return
+    timing.reference = time.perf_counter() - t0
+    baselines: list[torch.Tensor] | None = None
+    if spec.baseline is not False and case.precision in _LOW_PRECISION:
+        fn = spec.reference if spec.baseline is True else spec.baseline
+        t0 = time.perf_counter()
+        try:
+            with torch.no_grad(), _precision_mode(case.precision):
+                baselines = list(_as_tuple(fn(*args), "the baseline"))  # type: ignore[operator]
+        except Exception as exc:  # e.g. an op with no kernel for this dtype on this device
+            result.warnings.append(f"no same-precision baseline ({_short_traceback(exc)}); table tolerance only")
+        timing.baseline = time.perf_counter() - t0
+    snapshot = {i: _snapshot(a) for i, a in enumerate(args) if isinstance(a, torch.Tensor)
+                and not getattr(spec.inputs[i], "mutated", False)}
+    kernel = _Kernel(spec, case, dev)
+    try:
+        outs, masks = kernel.outputs(args)
+    except Exception as exc:
+        timing.kernel = kernel.seconds
+        result.status, result.reasons = Status.ERROR, [f"the kernel raised {_short_traceback(exc)}"]
+        _maybe_untrust(result, framework, case, device)
+        return
+    n = reduction_length(tuple(spec.reduce), case.sizes)
+    names = [f"output {i}" for i in range(len(outs))]
+    if len(outs) != len(expected):
+        result.status = Status.FAILED
+        result.reasons.append(f"the kernel returned {len(outs)} outputs, the reference {len(expected)}")
+    for i, (out, exp) in enumerate(zip(outs, expected, strict=False)):
+        exp = exp.to(out.device)
+        tol = tolerance_for(case.precision, out.dtype, n, rms(exp), rtol=spec.rtol, atol=spec.atol)
+        base = baselines[i] if baselines is not None and i < len(baselines) else None
+        if base is not None and base.shape != out.shape:
+            base = None
+        cmp = compare(names[i], out, exp, tol, unwritten=masks[i], baseline=base,
+                      baseline_factor=spec.baseline_factor)
+        result.comparisons.append(cmp)
+        verdict = noop_guard(out, exp, tol, args)
+        result.weak += [f"{names[i]}: {w}" for w in verdict.weak]
+        if verdict.caught and result.noop is None:
+            result.noop = f"{names[i]} is exactly {verdict.caught}"
+            cmp.passed = False
+            cmp.reasons.append(f"no-op: the output is exactly {verdict.caught}, which this tolerance cannot tell "
+                               "from the reference; the kernel did not compute it")
+    for i, before in snapshot.items():
+        what = _changed(before, args[i])
+        if what:
+            result.mutated_inputs.append(f"{_names(spec)[i]} ({what})")
+    if case.repeats:
+        _determinism(kernel, args, outs, expected, result, case.repeats)
+    if case.properties and spec.properties:
+        _properties(spec, case, kernel, args, n, result)
+    timing.kernel = kernel.seconds
+    _judge(result)
+    if result.status is Status.FAILED:
+        _maybe_untrust(result, framework, case, device)
+
+
+def _determinism(kernel: _Kernel, args: Sequence[Any], outs: list[torch.Tensor], expected: list[torch.Tensor],
+                 result: CaseResult, repeats: int) -> None:
+    differing, max_abs, max_ulp = 0, 0.0, 0.0
+    for _ in range(repeats):
+        again, _masks = kernel.outputs(args)
+        for first, second in zip(outs, again, strict=False):
+            if first.shape != second.shape:
+                differing += first.numel()
+                continue
+            same = _bits_equal(first, second)
+            d = int((~same).sum())
+            if d:
+                differing += d
+                f, s = first.double(), second.double()
+                diff = torch.where(torch.isfinite(f) & torch.isfinite(s), (f - s).abs(), torch.zeros_like(f))
+                max_abs = max(max_abs, float(diff.max()))
+                if first.dtype.is_floating_point:
+                    max_ulp = max(max_ulp, float((diff / ulp_spacing(f, first.dtype)).max()))
+    result.determinism = Determinism(repeats + 1, differing, max_abs, max_ulp)
+    if differing:
+        result.warnings.append(f"not deterministic: {differing} elements differ between runs on the same inputs "
+                               f"(max {max_abs:.3g}, {max_ulp:.3g} ulp)")
+        # a repeat that is wrong is a failure of the kernel like the first run's
+        for i, (second, exp) in enumerate(zip(again, expected, strict=False)):
+            cmp = result.comparisons[i] if i < len(result.comparisons) else None
+            if cmp is None or second.shape != exp.shape:
+                continue
+            tol = cmp.tolerance
+            e = exp.to(second.device)
+            bad = int(mismatch_mask(second.double(), e, tol, expected_in(e, second.dtype)).sum())
+            if bad and cmp.passed:
+                cmp.passed = False
+                cmp.reasons.append(f"a repeat run on the same inputs has {bad} elements outside the tolerance "
+                                   "(the first run passed): the result varies run to run")
+
+
+def _properties(spec: Spec, case: Case, kernel: _Kernel, args: list[Any], n: int, result: CaseResult) -> None:
+    gen = torch.Generator(device=kernel.device)
+    gen.manual_seed(case.seed + 7919)
+    ctx = PropertyContext(list(args), kernel.run, case.precision, n, gen)
+    for prop in spec.properties:
+        try:
+            why = prop.check(ctx)
+        except Exception as exc:
+            why = f"raised {_short_traceback(exc)}"
+        result.properties.append(PropertyOutcome(prop.name, why is None, why))
+
+
+def _judge(result: CaseResult) -> None:
+    reasons = []
+    for cmp in result.comparisons:
+        reasons += [f"{cmp.output}: {r}" for r in cmp.reasons]
+    if result.mutated_inputs:
+        reasons.append("the kernel changed its inputs: " + ", ".join(result.mutated_inputs))
+    for p in result.properties:
+        if not p.passed:
+            reasons.append(f"property '{p.name}' does not hold: {p.message}")
+    result.reasons += reasons
+    if result.reasons:
+        result.status = Status.FAILED
+
+
+def _maybe_untrust(result: CaseResult, framework: str, case: Case, device: DeviceInfo) -> None:
+    why = untrusted_reason(framework, case.precision, device)
+    if why:
+        result.untrusted = why
+        result.status = Status.UNTRUSTED
+        result.warnings.append(f"not blamed on the kernel: {why}; check this case on a GPU")
