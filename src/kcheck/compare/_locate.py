@@ -24,7 +24,7 @@ def _tail_block(lo: int, hi: int, n: int) -> int | None:
     if hi != n - 1:
         return None
     for b in _BLOCKS:
-        if n % b and lo >= (n // b) * b:
+        if n > b and n % b and lo >= (n // b) * b:
             return b
     return None
 

@@ -185,6 +185,8 @@ def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: Cas
         timing.baseline = time.perf_counter() - t0
     snapshot = {i: _snapshot(a) for i, a in enumerate(args) if isinstance(a, torch.Tensor)
                 and not getattr(spec.inputs[i], "mutated", False)}
+    pristine = {i: a.clone() for i, a in enumerate(args) if getattr(spec.inputs[i], "mutated", False)
+                and isinstance(a, torch.Tensor)}
     kernel = _Kernel(spec, case, dev)
     try:
         outs, masks = kernel.outputs(args)
@@ -218,8 +220,12 @@ def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: Cas
         what = _changed(before, args[i])
         if what:
             result.mutated_inputs.append(f"{_names(spec)[i]} ({what})")
+    if pristine:  # in-place kernels: repeats and properties start from the same inputs
+        outs = [o.clone() for o in outs]  # an output may be the mutated input itself
+        for i, copy in pristine.items():
+            args[i].copy_(copy)
     if case.repeats:
-        _determinism(kernel, args, outs, expected, result, case.repeats)
+        _determinism(kernel, args, outs, expected, result, case.repeats, pristine)
     if case.properties and spec.properties:
         _properties(spec, case, kernel, args, n, result)
     timing.kernel = kernel.seconds
@@ -229,10 +235,12 @@ def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: Cas
 
 
 def _determinism(kernel: _Kernel, args: Sequence[Any], outs: list[torch.Tensor], expected: list[torch.Tensor],
-                 result: CaseResult, repeats: int) -> None:
+                 result: CaseResult, repeats: int, pristine: dict[int, torch.Tensor]) -> None:
     differing, max_abs, max_ulp = 0, 0.0, 0.0
     for _ in range(repeats):
         again, _masks = kernel.outputs(args)
+        for i, copy in pristine.items():
+            args[i].copy_(copy)
         for first, second in zip(outs, again, strict=False):
             if first.shape != second.shape:
                 differing += first.numel()

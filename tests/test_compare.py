@@ -1,0 +1,122 @@
+import math
+
+import pytest
+import torch
+
+from kcheck.compare import Tolerance, compare, locate, noop_guard
+from kcheck.compare import _compare as compare_module
+
+TOL = Tolerance(1e-5, 1e-6, "test")
+
+
+def test_identical_outputs_pass_with_zero_error():
+    x = torch.randn(8, 8)
+    cmp = compare("out", x, x.double(), TOL)
+    assert cmp.passed and cmp.mismatches == 0 and cmp.max_abs == 0 and cmp.rel_l2 == 0
+
+
+def test_metrics_name_the_worst_element():
+    e = torch.ones(4, 5, dtype=torch.float64)
+    a = e.float().clone()
+    a[2, 3] = 1.5
+    cmp = compare("out", a, e, TOL)
+    assert not cmp.passed
+    assert (cmp.mismatches, cmp.max_abs, cmp.max_abs_index) == (1, 0.5, (2, 3))
+    assert cmp.max_rel == 0.5 and cmp.max_rel_index == (2, 3)
+    assert cmp.rel_l2 == pytest.approx(0.5 / math.sqrt(20))
+    assert cmp.max_ulp == pytest.approx(0.5 / 2**-23)
+    assert cmp.first[0].index == (2, 3) and cmp.first[0].actual == 1.5 and cmp.first[0].expected == 1.0
+
+
+def test_nan_must_sit_where_the_reference_has_it():
+    e = torch.tensor([1.0, float("nan"), 3.0], dtype=torch.float64)
+    assert compare("o", e.float(), e, TOL).passed
+    a = torch.tensor([float("nan"), 2.0, 3.0])
+    cmp = compare("o", a, e, TOL)
+    assert cmp.mismatches == 2 and cmp.nan_mismatches == 2
+
+
+def test_overflow_of_the_output_dtype_is_expected_as_infinity():
+    e = torch.tensor([1e6, -1e6, 1.0], dtype=torch.float64)  # past fp16's 65504
+    a = torch.tensor([float("inf"), float("-inf"), 1.0], dtype=torch.float16)
+    assert compare("o", a, e, Tolerance(1e-2, 1e-3, "t")).passed
+    a[1] = float("inf")
+    cmp = compare("o", a, e, Tolerance(1e-2, 1e-3, "t"))
+    assert cmp.inf_mismatches == 1 and not cmp.passed
+
+
+def test_unwritten_elements_fail_even_when_their_value_would_pass():
+    e = torch.zeros(6, dtype=torch.float64)
+    a = torch.zeros(6)
+    mask = torch.tensor([False] * 5 + [True])
+    cmp = compare("o", a, e, TOL, unwritten=mask)
+    assert not cmp.passed and cmp.unwritten == 1 and cmp.mismatches == 1
+
+
+def test_chunked_comparison_matches_whole(monkeypatch):
+    torch.manual_seed(0)
+    e = torch.randn(37, 41, dtype=torch.float64)
+    a = (e + 1e-3 * torch.randn_like(e)).float()
+    whole = compare("o", a, e, TOL)
+    monkeypatch.setattr(compare_module, "_CHUNK", 100)
+    chunked = compare("o", a, e, TOL)
+    for field in ("mismatches", "max_abs", "max_abs_index", "max_rel_index", "max_ulp"):
+        assert getattr(whole, field) == getattr(chunked, field)
+    assert whole.rel_l2 == pytest.approx(chunked.rel_l2)
+    assert [m.index for m in whole.first] == [m.index for m in chunked.first]
+
+
+def test_baseline_rule_fails_a_kernel_much_worse_than_the_framework():
+    torch.manual_seed(0)
+    e = torch.randn(1000, dtype=torch.float64)
+    good = e.to(torch.float16)  # correctly rounded: as good as the baseline
+    bad = (e + 0.004 * torch.randn_like(e)).to(torch.float16)  # within 1e-2 but far worse than rounding
+    loose = Tolerance(1e-2, 1e-2, "t")
+    assert compare("o", good, e, loose, baseline=good).passed
+    cmp = compare("o", bad, e, loose, baseline=good)
+    assert cmp.mismatches == 0 and not cmp.passed and not cmp.baseline.passed
+    assert "same-precision baseline" in cmp.reasons[-1]
+
+
+def test_shape_mismatch_is_a_failure_not_a_crash():
+    cmp = compare("o", torch.zeros(3), torch.zeros(4, dtype=torch.float64), TOL)
+    assert not cmp.passed and "shape mismatch" in cmp.reasons[0]
+
+
+@pytest.mark.parametrize(("shape", "bad", "kind", "text"), [
+    ((8, 129), (slice(None), slice(128, 129)), "tail-columns", "tail columns 128..128"),
+    ((8, 64), (slice(None), slice(63, 64)), "tail-columns", "the last column (63)"),
+    ((129, 8), (slice(128, 129), slice(None)), "tail-rows", "tail rows 128..128"),
+    ((128, 128), (slice(32, 40), slice(64, 90)), "tile", "tile (1, 2) of 32x32"),
+    ((64, 64), (slice(None), slice(5, 6)), "columns", "a stripe of columns 5"),
+    ((64, 64), (slice(None), slice(None)), "everywhere", "everywhere (100% of elements)"),
+])
+def test_locate_names_where_errors_lie(shape, bad, kind, text):
+    mask = torch.zeros(shape, dtype=torch.bool)
+    mask[bad] = True
+    loc = locate(mask)
+    assert loc.kind == kind and text in loc.text
+
+
+def test_locate_1d_tail():
+    mask = torch.zeros(1000, dtype=torch.bool)
+    mask[992:] = True
+    loc = locate(mask)
+    assert loc.kind == "tail" and "elements 992..999" in loc.text and "partial block of 16; 1000 = 62x16 + 8" in loc.text
+
+
+def test_noop_guard_catches_an_identity_kernel_on_a_weak_check():
+    torch.manual_seed(0)
+    x = torch.randn(256)
+    e = x.double() + 1e-7 * torch.randn(256, dtype=torch.float64)  # tiny update: rtol 1e-5 cannot see it
+    tol = Tolerance(1e-5, 1e-5, "t")
+    verdict = noop_guard(x.clone(), e, tol, [x])
+    assert "input 0 unchanged" in verdict.weak and verdict.caught == "input 0 unchanged"
+    right = e.float()
+    assert noop_guard(right, e, tol, [x]).caught is None
+
+
+def test_noop_guard_is_silent_when_the_answer_really_is_zero():
+    e = torch.zeros(16, dtype=torch.float64)
+    v = noop_guard(torch.zeros(16), e, TOL, [])
+    assert v.weak == () and v.caught is None

@@ -1,0 +1,157 @@
+"""The engine end to end on plain PyTorch callables (fast, no interpreter)."""
+
+import torch
+
+import kcheck
+from kcheck import Status
+
+
+def _spec(kernel, reference=lambda x: 2 * x, **kw):
+    kw.setdefault("inputs", [kcheck.Tensor("M", "N")])
+    kw.setdefault("dims", {"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=64, real=())})
+    return kcheck.Spec(name="double", kernel=kernel, reference=reference, **kw)
+
+
+def _one(spec, case, **kw):
+    report = kcheck.check(spec, cases=case, **kw)
+    assert len(report.cases) == 1, [c.id for c in report.cases]
+    return report.cases[0]
+
+
+def test_a_correct_kernel_passes_every_case():
+    report = kcheck.check(_spec(lambda x: x * 2), tier="quick")
+    assert report.passed
+    assert report.specs[0].framework == "torch"
+    assert {c.status for c in report.cases} <= {Status.PASSED, Status.SKIPPED}
+    assert all(c.timing.total >= c.timing.kernel for c in report.cases)
+
+
+def test_the_case_matrix_has_the_seed_sizes_and_readable_ids():
+    ids = [c.id for c in kcheck.matrix(_spec(lambda x: x * 2))]
+    for size in (0, 1, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129):
+        assert f"double[M=8,N={size},fp32,randn,seed=0]" in ids
+    assert "double[M=129,N=129,bf16,large,seed=0]" in ids
+    assert "double[M=129,N=129,fp32,arange,seed=0]" in ids
+    assert "double[M=8,N=64,fp32,randn,seed=2]" in ids
+
+
+def test_unwritten_last_column_fails_and_names_it():
+    def kernel(x, out):
+        out[:, :-1] = 2 * x[:, :-1]
+
+    spec = _spec(kernel, outputs=[kcheck.Tensor("M", "N")])
+    res = _one(spec, "double[M=8,N=64,fp32,randn,seed=0]")
+    assert res.status is Status.FAILED
+    cmp = res.comparisons[0]
+    assert cmp.unwritten == 8 and "the last column (63)" in cmp.location.text
+
+
+def test_kernel_allocated_outputs_are_poisoned_too():
+    def kernel(x):
+        out = torch.empty_like(x)
+        out[:, :-1] = 2 * x[:, :-1]
+        return out
+
+    res = _one(_spec(kernel), "double[M=8,N=64,fp32,randn,seed=0]")
+    assert res.status is Status.FAILED and res.comparisons[0].unwritten == 8
+
+
+def test_a_kernel_that_writes_its_input_is_reported():
+    def kernel(x):
+        out = 2 * x
+        x[0, 0] = 0.0
+        return out
+
+    res = _one(_spec(kernel), "double[M=8,N=64,fp32,randn,seed=0]")
+    assert res.status is Status.FAILED
+    assert res.mutated_inputs == ["input 0 (1 elements changed)"]
+    spec = _spec(kernel, inputs=[kcheck.Tensor("M", "N", mutated=True)])
+    assert _one(spec, "double[M=8,N=64,fp32,randn,seed=0]").status is Status.PASSED
+
+
+def test_an_exception_in_the_kernel_is_a_reported_error():
+    def kernel(x):
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+    report = kcheck.check(_spec(kernel), tier="quick")
+    assert not report.passed
+    res = report.cases[0]
+    assert res.status is Status.ERROR and "illegal memory access" in res.reasons[0]
+    assert all(c.status in (Status.ERROR, Status.SKIPPED) for c in report.cases)
+
+
+def test_determinism_is_measured_and_ulp_noise_is_not_a_failure():
+    def kernel(x):
+        return (2 * x) * (1 + 2**-23 * torch.randint(0, 2, x.shape))
+
+    res = _one(_spec(kernel), "double[M=8,N=64,fp32,randn,seed=1]")
+    assert res.status is Status.PASSED
+    assert res.determinism.runs == 2 and not res.determinism.identical and res.determinism.max_ulp <= 2
+
+
+def test_a_result_that_varies_with_large_error_fails():
+    calls = []
+
+    def kernel(x):
+        calls.append(1)
+        return 2 * x + (len(calls) % 2 == 0)  # every second run is off by one
+
+    res = _one(_spec(kernel), "double[M=8,N=64,fp32,randn,seed=1]")
+    assert res.status is Status.FAILED
+    assert any("varies run to run" in r for r in res.reasons)
+
+
+def test_properties_run_and_a_broken_one_fails():
+    spec = _spec(lambda x: x * 2, properties=[kcheck.props.linear(), kcheck.props.zero_in_zero_out()])
+    res = _one(spec, "double[M=8,N=64,fp32,randn,seed=0]")
+    assert [p.passed for p in res.properties] == [True, True]
+    spec = _spec(lambda x: x * 2 + 1, reference=lambda x: x * 2 + 1, properties=[kcheck.props.zero_in_zero_out()])
+    res = _one(spec, "double[M=8,N=64,fp32,randn,seed=0]")
+    assert res.status is Status.FAILED and "zero in, zero out" in res.reasons[0]
+
+
+def test_user_defined_property():
+    prop = kcheck.Property("rows sum to one", lambda ctx: ctx.assert_close(
+        ctx.run(*ctx.inputs)[0].double().sum(-1), torch.ones(ctx.inputs[0].shape[0], dtype=torch.float64)))
+    spec = _spec(lambda x: torch.softmax(x, -1), reference=lambda x: torch.softmax(x, -1), properties=[prop],
+                 reduce=["N"])
+    res = _one(spec, "double[M=8,N=64,fp32,randn,seed=0]")
+    assert res.properties[0].passed
+
+
+def test_index_scalar_and_custom_inputs():
+    def gather(table, idx, scale, bias):
+        return table[idx] * scale + bias
+
+    spec = kcheck.Spec(
+        name="embed", kernel=gather, reference=gather,
+        inputs=[kcheck.Tensor("V", "D"), kcheck.Index("T", high="V"), kcheck.Scalar(lambda d: 1.0 / d["D"]),
+                kcheck.Custom(lambda ctx: torch.full((ctx.dims["D"],), 0.5, dtype=ctx.dtype))],
+        dims={"V": kcheck.Dim(nominal=50, real=()), "D": kcheck.Dim(nominal=16, real=()),
+              "T": kcheck.Dim(nominal=33, real=())})
+    report = kcheck.check(spec, tier="quick")
+    assert report.passed, kcheck.format_report(report)
+    skipped = [c for c in report.cases if c.status is Status.SKIPPED]
+    assert all("Index(high='V') is 0" in c.reasons[0] or "2**31" in c.reasons[0] or "GPU" in c.reasons[0]
+               for c in skipped)
+
+
+def test_index_extremes_are_always_present():
+    from kcheck.cases import make_args
+
+    spec = kcheck.Spec(name="g", kernel=lambda i: i, reference=lambda i: i, inputs=[kcheck.Index("T", high="V")],
+                       dims={"T": kcheck.Dim(nominal=40), "V": kcheck.Dim(nominal=7)})
+    case = kcheck.matrix(spec, cases="g[T=40,V=7,fp32,randn,seed=0]")[0]
+    idx = make_args(spec, case, "cpu")[0]
+    assert int(idx.min()) == 0 and int(idx.max()) == 6
+
+
+def test_report_serializes_to_json():
+    import json
+
+    report = kcheck.check(_spec(lambda x: x * 2), tier="quick")
+    data = json.loads(report.to_json())
+    assert data["passed"] is True
+    case = data["specs"][0]["cases"][0]
+    assert {"case", "status", "comparisons", "timing"} <= set(case)
+    assert case["case"]["id"].startswith("double[")
