@@ -1,7 +1,10 @@
 """LayerNorm over the last dimension, with weight and bias: y = (x - mean) / sqrt(var + eps) * w + b.
 
 Statistics are computed in fp32 in two passes (mean, then the mean of squared deviations), never as
-E[x^2] - E[x]^2, which cancels catastrophically when the mean is large against the spread. Rows that fit one block
+E[x^2] - E[x]^2, which cancels catastrophically when the mean is large against the spread. Both passes work on
+x - x[row, 0] (shifted data): the shift is exact in fp32 when the values are close together, so a large mean
+(1e4 + randn) costs no precision and a constant row normalizes to exactly 0 (y = bias), where an fp32 mean of 1e4
+alone would already be off by half an ulp (5e-4), amplified by 1/sqrt(var + eps). Rows that fit one block
 (N <= BLOCK_N) are read once, several rows per program; longer rows loop over BLOCK_N-wide chunks (three reads).
 Row offsets are int64 (M*N may pass 2**31).
 """
@@ -24,11 +27,12 @@ def layernorm_kernel(x_ptr, w_ptr, b_ptr, out_ptr, M, N, eps,
     row_mask = (rows < M)[:, None]
     x_row = x_ptr + rows[:, None] * stride_xm
     o_row = out_ptr + rows[:, None] * stride_om
+    shift = tl.load(x_row, mask=row_mask, other=0.0).to(tl.float32)  # x[row, 0], shape [BLOCK_M, 1]
     if ONE_PASS:
         cols = tl.arange(0, BLOCK_N).to(tl.int64)
         col_mask = cols < N
         mask = row_mask & col_mask[None, :]
-        x = tl.load(x_row + cols[None, :] * stride_xn, mask=mask, other=0.0).to(tl.float32)
+        x = tl.where(mask, tl.load(x_row + cols[None, :] * stride_xn, mask=mask, other=0.0).to(tl.float32) - shift, 0.0)
         mean = tl.sum(x, axis=1) / N
         d = tl.where(mask, x - mean[:, None], 0.0)
         var = tl.sum(d * d, axis=1) / N
@@ -42,14 +46,15 @@ def layernorm_kernel(x_ptr, w_ptr, b_ptr, out_ptr, M, N, eps,
         for start in range(0, N, BLOCK_N):
             cols = start + tl.arange(0, BLOCK_N).to(tl.int64)
             mask = row_mask & (cols < N)[None, :]
-            acc += tl.load(x_row + cols[None, :] * stride_xn, mask=mask, other=0.0).to(tl.float32)
+            x = tl.load(x_row + cols[None, :] * stride_xn, mask=mask, other=0.0).to(tl.float32)
+            acc += tl.where(mask, x - shift, 0.0)
         mean = tl.sum(acc, axis=1) / N
         acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
         for start in range(0, N, BLOCK_N):
             cols = start + tl.arange(0, BLOCK_N).to(tl.int64)
             mask = row_mask & (cols < N)[None, :]
             x = tl.load(x_row + cols[None, :] * stride_xn, mask=mask, other=0.0).to(tl.float32)
-            d = tl.where(mask, x - mean[:, None], 0.0)
+            d = tl.where(mask, (x - shift) - mean[:, None], 0.0)
             acc += d * d
         var = tl.sum(acc, axis=1) / N
         rstd = 1.0 / tl.sqrt(var + eps)
@@ -60,7 +65,7 @@ def layernorm_kernel(x_ptr, w_ptr, b_ptr, out_ptr, M, N, eps,
             x = tl.load(x_row + cols[None, :] * stride_xn, mask=mask, other=0.0).to(tl.float32)
             w = tl.load(w_ptr + cols * stride_w, mask=col_mask, other=0.0).to(tl.float32)
             b = tl.load(b_ptr + cols * stride_b, mask=col_mask, other=0.0).to(tl.float32)
-            y = (x - mean[:, None]) * rstd[:, None] * w[None, :] + b[None, :]
+            y = ((x - shift) - mean[:, None]) * rstd[:, None] * w[None, :] + b[None, :]
             tl.store(o_row + cols[None, :] * stride_on, y.to(out_ptr.dtype.element_ty), mask=mask)
 
 

@@ -82,12 +82,14 @@ def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequenc
     """
     specs = [spec] if isinstance(spec, Spec) else list(spec)
     dev = detect()
+    plans = [(sp, matrix(sp, tier=tier, dtypes=dtypes, patterns=patterns, seeds=seeds, large=large, cases=cases,
+                         device=dev)) for sp in specs]
+    if cases is not None and not any(todo for _, todo in plans):
+        raise SpecError("cases", cases, "no case id matches; list the ids with kcheck.matrix(spec)")
     reports = []
-    for sp in specs:
+    for sp, todo in plans:
         t0 = time.perf_counter()
-        kind = framework(sp.kernel) if isinstance(sp, Spec) else "torch"
-        todo = matrix(sp, tier=tier, dtypes=dtypes, patterns=patterns, seeds=seeds, large=large, cases=cases,
-                      device=dev)
+        kind = framework(sp.kernel)
         results = []
         for case in todo:
             if progress:

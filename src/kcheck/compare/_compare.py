@@ -55,6 +55,7 @@ class Comparison:
     mismatches: int = 0
     max_abs: float = 0.0
     max_abs_index: tuple[int, ...] | None = None
+    worst: Mismatch | None = None  # the element of greatest absolute difference (finite elements)
     max_rel: float = 0.0
     max_rel_index: tuple[int, ...] | None = None
     rel_l2: float = 0.0
@@ -143,6 +144,9 @@ def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolera
         bad[sl] = acc.add(start, a, e, tol, None if flat_u is None else flat_u[sl],
                           None if flat_b is None else flat_b[sl])
     acc.finish(cmp, shape)
+    if cmp.max_abs_index is not None:
+        at = acc.max_abs_at
+        cmp.worst = Mismatch(cmp.max_abs_index, float(flat_a[at]), float(flat_e[at]))
     if cmp.mismatches:
         cmp.passed = False
         cmp.first = [Mismatch(_unravel(i, shape), float(flat_a[i]), float(flat_e[i]))

@@ -20,13 +20,15 @@ def _span(idx: torch.Tensor) -> tuple[int, int]:
 
 
 def _tail_block(lo: int, hi: int, n: int) -> int | None:
-    """Smallest block size B such that [lo, hi] lies in the last, partial block of size B of a length-n axis."""
+    """The block size B whose last, partial block of a length-n axis holds [lo, hi]: the largest B whose partial
+    block starts exactly at lo (the errors fill it), else the smallest B whose partial block contains the span."""
     if hi != n - 1:
         return None
-    for b in _BLOCKS:
-        if n > b and n % b and lo >= (n // b) * b:
-            return b
-    return None
+    fits = [b for b in _BLOCKS if n > b and n % b and lo >= (n // b) * b]
+    exact = [b for b in fits if (n // b) * b == lo]
+    if exact:
+        return max(exact)
+    return min(fits) if fits else None
 
 
 def _fmt_list(idx: torch.Tensor, limit: int = 6) -> str:
@@ -55,7 +57,7 @@ def _locate_1d(mask: torch.Tensor) -> Location:
     lo, hi = _span(idx)
     b = _tail_block(lo, hi, n)
     if b is not None:
-        return Location("tail", f"tail: elements {lo}..{hi} (the last, partial block of {b}; {n} = "
+        return Location("tail", f"tail: elements {lo}..{hi}, past the last full block of {b} ({n} = "
                                 f"{n // b}x{b} + {n % b})")
     for blk in _BLOCKS:
         if lo // blk == hi // blk and idx.numel() > 1:
@@ -74,11 +76,11 @@ def _locate_2d(m: torch.Tensor, rows_name: str) -> Location:
     col_txt = "every column" if cols.numel() == ncols else f"{cols.numel()} of {ncols} columns"
     b = _tail_block(c0, c1, ncols)
     if b is not None:
-        return Location("tail-columns", f"tail columns {c0}..{c1} (the last, partial block of {b}; {ncols} = "
+        return Location("tail-columns", f"tail columns {c0}..{c1}, past the last full block of {b} ({ncols} = "
                                         f"{ncols // b}x{b} + {ncols % b}), in {row_txt}")
     b = _tail_block(r0, r1, nrows)
     if b is not None:
-        return Location("tail-rows", f"tail rows {r0}..{r1} (the last, partial block of {b}; {nrows} = "
+        return Location("tail-rows", f"tail rows {r0}..{r1}, past the last full block of {b} ({nrows} = "
                                      f"{nrows // b}x{b} + {nrows % b}), in {col_txt}")
     if c0 == c1 == ncols - 1 and ncols > 1:
         return Location("tail-columns", f"the last column ({c1}), in {row_txt}")

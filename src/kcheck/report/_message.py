@@ -50,10 +50,17 @@ def format_comparison(cmp: Comparison) -> list[str]:
         return lines
     tol = cmp.tolerance
     lines.append(f"Mismatched elements: {cmp.mismatches} / {cmp.numel} ({100 * cmp.mismatch_fraction:.1f}%)")
-    lines.append(f"Greatest absolute difference: {_num(cmp.max_abs)} at index {_idx(cmp.max_abs_index)} "
-                 f"(up to {tol.atol:.2g} allowed)")
-    lines.append(f"Greatest relative difference: {_num(cmp.max_rel)} at index {_idx(cmp.max_rel_index)} "
-                 f"(up to {tol.rtol:.2g} allowed)")
+    worst_ok = cmp.worst is None or cmp.max_abs <= tol.atol + tol.rtol * abs(cmp.worst.expected)
+    if worst_ok and cmp.first:
+        # every mismatch is non-finite or unwritten: the finite figures would read as "no error"
+        at, what = _idx(cmp.first[0].index), _val(cmp.first[0].actual)
+        lines.append(f"Greatest absolute difference: {what} at index {at} (up to {tol.atol:.2g} allowed)")
+        lines.append(f"Greatest relative difference: {what} at index {at} (up to {tol.rtol:.2g} allowed)")
+    else:
+        lines.append(f"Greatest absolute difference: {_num(cmp.max_abs)} at index {_idx(cmp.max_abs_index)} "
+                     f"(up to {tol.atol:.2g} allowed)")
+        lines.append(f"Greatest relative difference: {_num(cmp.max_rel)} at index {_idx(cmp.max_rel_index)} "
+                     f"(up to {tol.rtol:.2g} allowed)")
     lines.append(f"Relative L2 error: {_num(cmp.rel_l2)}; greatest ULP distance: {_num(cmp.max_ulp)} ({cmp.dtype})")
     if cmp.unwritten:
         lines.append(f"Unwritten elements: {cmp.unwritten} (still hold the poison written before the call)")
