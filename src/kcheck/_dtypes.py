@@ -25,6 +25,7 @@ class Precision:
     eps: float  # machine epsilon of the *compute* precision (what accumulates rounding error)
     accumulate_eps: float  # epsilon of the precision sums accumulate in (fp32 for the half types)
     min_capability: tuple[int, int] | None = None  # CUDA capability needed, None if any device has it
+    operand_eps: float = 0.0  # rounding of operands *below* the storage precision before multiplying (tf32)
 
     @property
     def storage_eps(self) -> float:
@@ -40,7 +41,7 @@ PRECISIONS: dict[str, Precision] = {
         Precision("fp64", torch.float64, 1e-10, float(torch.finfo(torch.float64).eps),
                   float(torch.finfo(torch.float64).eps)),
         Precision("fp32", torch.float32, 1e-5, _F32_EPS, _F32_EPS),
-        Precision("tf32", torch.float32, 1e-3, 2.0**-10, _F32_EPS),
+        Precision("tf32", torch.float32, 1e-3, 2.0**-10, _F32_EPS, operand_eps=2.0**-10),
         Precision("bf16", torch.bfloat16, 1e-2, 2.0**-7, _F32_EPS),
         Precision("fp16", torch.float16, 1e-2, 2.0**-10, _F32_EPS),
         Precision("fp8e4m3", torch.float8_e4m3fn, 5e-2, 2.0**-3, _F32_EPS, (8, 9)),

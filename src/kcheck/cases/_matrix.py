@@ -27,10 +27,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import torch
+
 from .._device import DeviceInfo
 from .._dtypes import PRECISIONS, precision
 from .._errors import SpecError
-from .._spec import PATTERNS, Index, Spec, Tensor
+from .._spec import PATTERNS, Index, Scalar, Spec, Tensor
 from ._sizes import INT32_LIMIT, ODD, fit, real_sizes, systematic
 
 TIERS = ("quick", "default", "full")
@@ -82,12 +84,34 @@ class Case:
 
 
 def tensor_shapes(spec: Spec, dims: dict[str, int]) -> list[tuple[int, ...]]:
-    """Shapes of every tensor input and declared output at the given sizes."""
+    """Shapes of every tensor input and output at the given sizes. Outputs the kernel allocates itself are
+    inferred by running the reference on meta tensors (no memory, no compute); if that fails they are left out."""
     out = []
     for t in [*spec.inputs, *(spec.outputs or ())]:
         if isinstance(t, (Tensor, Index)):
             out.append(tuple(dims[d] if isinstance(d, str) else d for d in t.dims))
+    if spec.outputs is None:
+        out += _meta_output_shapes(spec, dims)
     return out
+
+
+def _meta_output_shapes(spec: Spec, dims: dict[str, int]) -> list[tuple[int, ...]]:
+    args: list[Any] = []
+    for t in spec.inputs:
+        if isinstance(t, (Tensor, Index)):
+            shape = tuple(dims[d] if isinstance(d, str) else d for d in t.dims)
+            dtype = torch.float64 if isinstance(t, Tensor) else t.dtype
+            args.append(torch.empty(shape, dtype=dtype, device="meta"))
+        elif isinstance(t, Scalar):
+            args.append(t.value(dims) if callable(t.value) else t.value)
+        else:
+            return []  # a Custom input: nothing to build on the meta device
+    try:
+        res = spec.reference(*args)
+    except Exception:
+        return []
+    res = res if isinstance(res, (tuple, list)) else (res,)
+    return [tuple(r.shape) for r in res if isinstance(r, torch.Tensor)]
 
 
 def _numel(shape: Iterable[int]) -> int:

@@ -29,13 +29,22 @@ class Mismatch:
 
 @dataclass(frozen=True)
 class BaselineCheck:
-    """FlashAttention's rule: max|kernel - ref| <= factor * max|baseline - ref| + floor (floor = one ulp at rms)."""
+    """FlashAttention's rule: max|kernel - ref| <= factor * max|baseline - ref| + floor, where the baseline is the
+    framework's own result in the case's precision and floor = (eps(out) + sqrt(n) eps_acc) * rms(ref).
+
+    ``required``: the rule is a requirement (bf16, fp16, fp8: catches precision bugs the table is too loose for).
+    Either way, when the baseline itself fails the tolerance (an ill-conditioned case: fp32 layernorm of data with
+    mean 1e4 and spread 1), a kernel within the rule is *forgiven* its finite mismatches (``forgave``).
+    """
 
     kernel_max_abs: float
     baseline_max_abs: float
     factor: float
     floor: float
     passed: bool
+    required: bool = True
+    baseline_mismatches: int = 0
+    forgave: bool = False
 
     @property
     def allowed(self) -> float:
@@ -117,11 +126,12 @@ def mismatch_mask(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
 
 def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance, *,
             unwritten: torch.Tensor | None = None, baseline: torch.Tensor | None = None,
-            baseline_factor: float = 2.0) -> Comparison:
+            baseline_factor: float = 2.0, baseline_required: bool = True, accumulate: float = 0.0) -> Comparison:
     """Compare ``actual`` (the kernel's output) with ``expected`` (float64 reference) under ``tol``.
 
     Works through the flattened tensors in chunks of 2**24 elements, so that a 2**31-element output needs only
-    its boolean mismatch mask in full (for the location), not a dozen float64 temporaries.
+    its boolean mismatch mask in full (for the location), not a dozen float64 temporaries. ``baseline`` is the
+    framework's result in the case's precision (see BaselineCheck); ``accumulate`` = sqrt(n) * eps_acc.
     """
     shape = tuple(actual.shape)
     cmp = Comparison(name, shape, str(actual.dtype).removeprefix("torch."), True, tol, numel=actual.numel())
@@ -156,13 +166,19 @@ def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolera
         if cmp.unwritten:
             cmp.reasons.append(f"{cmp.unwritten} elements never written (still hold the poison value)")
     if baseline is not None:
-        cmp.baseline = acc.baseline_check(baseline_factor)
-        if not cmp.baseline.passed:
+        b = cmp.baseline = acc.baseline_check(baseline_factor, accumulate, baseline_required)
+        only_finite = cmp.unwritten == 0 and cmp.nan_mismatches == 0 and cmp.inf_mismatches == 0
+        if cmp.mismatches and only_finite and b.baseline_mismatches and b.passed:
+            cmp.passed, cmp.reasons, b.forgave = True, [], True
+        elif required_failed(b):
             cmp.passed = False
-            b = cmp.baseline
             cmp.reasons.append(f"error {b.kernel_max_abs:.3g} exceeds {b.factor:g} x the same-precision baseline's "
                                f"{b.baseline_max_abs:.3g} (+ {b.floor:.2g})")
     return cmp
+
+
+def required_failed(b: BaselineCheck) -> bool:
+    return b.required and not b.passed
 
 
 class _Accumulator:
@@ -178,6 +194,7 @@ class _Accumulator:
         self.any_unwritten_mask = False
         self.k_err = self.b_err = 0.0
         self.sq_both, self.n_both = 0.0, 0
+        self.b_bad = 0
         self.with_baseline = with_baseline
 
     def add(self, start: int, a: torch.Tensor, e: torch.Tensor, tol: Tolerance, unwritten: torch.Tensor | None,
@@ -214,6 +231,7 @@ class _Accumulator:
             self.max_ulp = max(self.max_ulp, float((diff / ulp_spacing(e_f, self.dtype)).max()))
         if b is not None:
             bf = b.to(device=a.device, dtype=torch.float64)
+            self.b_bad += int(mismatch_mask(bf, e, tol, e_r).sum())
             both = finite & torch.isfinite(bf)
             if bool(both.any()):
                 self.k_err = max(self.k_err, float(torch.where(both, diff, zero).max()))
@@ -233,9 +251,11 @@ class _Accumulator:
         cmp.rel_l2 = norm_d / norm_e if norm_e > 0 else (0.0 if norm_d == 0 else math.inf)
         cmp.max_ulp = self.max_ulp
 
-    def baseline_check(self, factor: float) -> BaselineCheck:
+    def baseline_check(self, factor: float, accumulate: float, required: bool) -> BaselineCheck:
         scale = math.sqrt(self.sq_both / self.n_both) if self.n_both else 0.0
-        floor = float(torch.finfo(self.dtype).eps) * scale if self.dtype.is_floating_point else 0.0
-        return BaselineCheck(self.k_err, self.b_err, factor, floor, self.k_err <= factor * self.b_err + floor)
+        eps = float(torch.finfo(self.dtype).eps) if self.dtype.is_floating_point else 0.0
+        floor = (eps + accumulate) * scale
+        return BaselineCheck(self.k_err, self.b_err, factor, floor, self.k_err <= factor * self.b_err + floor,
+                             required, self.b_bad)
 
 

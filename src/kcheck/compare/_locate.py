@@ -59,8 +59,10 @@ def _locate_1d(mask: torch.Tensor) -> Location:
     if b is not None:
         return Location("tail", f"tail: elements {lo}..{hi}, past the last full block of {b} ({n} = "
                                 f"{n // b}x{b} + {n % b})")
+    if hi == n - 1 and idx.numel() == hi - lo + 1:
+        return Location("tail", f"tail: the last {idx.numel()} elements ({lo}..{hi})")
     for blk in _BLOCKS:
-        if lo // blk == hi // blk and idx.numel() > 1:
+        if blk < n and lo // blk == hi // blk and idx.numel() > 1:
             start = (lo // blk) * blk
             return Location("block", f"one block: elements {lo}..{hi}, inside block [{start}, {start + blk}) of {blk}")
     return Location("scattered", f"scattered: {idx.numel()} elements between {lo} and {hi} (first: {_fmt_list(idx)})")
@@ -75,17 +77,18 @@ def _locate_2d(m: torch.Tensor, rows_name: str) -> Location:
     row_txt = "every row" if rows.numel() == nrows else f"{rows.numel()} of {nrows} {rows_name}"
     col_txt = "every column" if cols.numel() == ncols else f"{cols.numel()} of {ncols} columns"
     b = _tail_block(c0, c1, ncols)
+    if c0 == c1 == ncols - 1 and ncols > 1 and (b is None or (ncols // b) * b != c0):
+        return Location("tail-columns", f"the last column ({c1}), in {row_txt}")
+    br = _tail_block(r0, r1, nrows)
+    if r0 == r1 == nrows - 1 and nrows > 1 and (br is None or (nrows // br) * br != r0):
+        return Location("tail-rows", f"the last row ({r1}), in {col_txt}")
     if b is not None:
         return Location("tail-columns", f"tail columns {c0}..{c1}, past the last full block of {b} ({ncols} = "
                                         f"{ncols // b}x{b} + {ncols % b}), in {row_txt}")
-    b = _tail_block(r0, r1, nrows)
-    if b is not None:
+    if br is not None:
+        b = br
         return Location("tail-rows", f"tail rows {r0}..{r1}, past the last full block of {b} ({nrows} = "
                                      f"{nrows // b}x{b} + {nrows % b}), in {col_txt}")
-    if c0 == c1 == ncols - 1 and ncols > 1:
-        return Location("tail-columns", f"the last column ({c1}), in {row_txt}")
-    if r0 == r1 == nrows - 1 and nrows > 1:
-        return Location("tail-rows", f"the last row ({r1}), in {col_txt}")
     for t in _BLOCKS:
         if r0 // t == r1 // t and c0 // t == c1 // t and (nrows > t or ncols > t):
             return Location("tile", f"one tile: rows {r0}..{r1}, columns {c0}..{c1} (tile ({r0 // t}, {c0 // t}) "

@@ -71,7 +71,7 @@ def format_comparison(cmp: Comparison) -> list[str]:
         lines.append("First mismatches:")
         for m in cmp.first:
             lines.append(f"  [{', '.join(map(str, m.index))}]: {_val(m.actual)} (ACTUAL), {_val(m.expected)} (DESIRED)")
-    if cmp.baseline is not None and not cmp.baseline.passed:
+    if cmp.baseline is not None and cmp.baseline.required and not cmp.baseline.passed:
         b = cmp.baseline
         lines.append(f"Baseline rule: max error {_num(b.kernel_max_abs)} > {b.factor:g} x {_num(b.baseline_max_abs)} "
                      f"(same-precision baseline) + {b.floor:.2g}")

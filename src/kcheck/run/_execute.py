@@ -7,10 +7,10 @@ repeat runs for determinism and the properties. An exception from the kernel is 
 
 from __future__ import annotations
 
-import contextlib
+import math
 import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -27,7 +27,11 @@ from ..compare import compare, expected_in, mismatch_mask, noop_guard, reduction
 from ..properties import PropertyContext
 from ._poison import AMBIGUOUS, PoisonAllocations, poison_, unwritten_mask
 
-_LOW_PRECISION = {"bf16", "fp16", "tf32", "fp8e4m3", "fp8e5m2"}
+#: Precisions whose same-precision baseline is a requirement (FlashAttention's rule); for fp32 it only forgives
+#: ill-conditioned cases. tf32 has none: implementations round its operands differently (Triton truncates,
+#: cuBLAS rounds to nearest and ignores TF32 for matrix-vector shapes), so "the framework's tf32" is not defined.
+_BASELINE_REQUIRED = {"bf16", "fp16", "fp8e4m3", "fp8e5m2"}
+_BASELINE_ALLOWANCE = {"fp32"}
 
 
 def _as_tuple(value: Any, what: str) -> tuple[torch.Tensor, ...]:
@@ -46,20 +50,6 @@ def _short_traceback(exc: BaseException) -> str:
     if len(text) > 1:
         head += " ..."
     return f"{type(exc).__name__}: {head}{where}"
-
-
-@contextlib.contextmanager
-def _precision_mode(precision: str) -> Iterator[None]:
-    """tf32 cases run their framework baseline with TF32 matmuls allowed, as the kernel does."""
-    if precision != "tf32" or not torch.cuda.is_available():
-        yield
-        return
-    old = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
-    try:
-        yield
-    finally:
-        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = old
 
 
 class _Kernel:
@@ -174,11 +164,11 @@ def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: Cas
         return
     timing.reference = time.perf_counter() - t0
     baselines: list[torch.Tensor] | None = None
-    if spec.baseline is not False and case.precision in _LOW_PRECISION:
+    if spec.baseline is not False and case.precision in _BASELINE_REQUIRED | _BASELINE_ALLOWANCE:
         fn = spec.reference if spec.baseline is True else spec.baseline
         t0 = time.perf_counter()
         try:
-            with torch.no_grad(), _precision_mode(case.precision):
+            with torch.no_grad():
                 baselines = list(_as_tuple(fn(*args), "the baseline"))  # type: ignore[operator]
         except Exception as exc:  # e.g. an op with no kernel for this dtype on this device
             result.warnings.append(f"no same-precision baseline ({_short_traceback(exc)}); table tolerance only")
@@ -207,8 +197,16 @@ def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: Cas
         if base is not None and base.shape != out.shape:
             base = None
         cmp = compare(names[i], out, exp, tol, unwritten=masks[i], baseline=base,
-                      baseline_factor=spec.baseline_factor)
+                      baseline_factor=spec.baseline_factor,
+                      baseline_required=case.precision in _BASELINE_REQUIRED,
+                      accumulate=math.sqrt(n) * PRECISIONS[case.precision].accumulate_eps)
         result.comparisons.append(cmp)
+        if cmp.baseline is not None and cmp.baseline.forgave:
+            b = cmp.baseline
+            result.warnings.append(
+                f"{names[i]}: ill-conditioned case: the framework's own {case.precision} result fails this "
+                f"tolerance too ({b.baseline_mismatches} elements, max error {b.baseline_max_abs:.3g}); the "
+                f"kernel's {b.kernel_max_abs:.3g} is within {b.factor:g}x of it, so its mismatches are forgiven")
         verdict = noop_guard(out, exp, tol, args)
         result.weak += [f"{names[i]}: {w}" for w in verdict.weak]
         if verdict.caught and result.noop is None:
