@@ -43,7 +43,7 @@ def locate(mask: torch.Tensor) -> Location:
     bad = int(mask.sum())
     if bad == 0:
         return Location("none", "no mismatches")
-    if bad * 2 > total and total > 8:
+    if bad == total or (bad * 2 > total and total > 8):
         return Location("everywhere", f"everywhere ({100 * bad / total:.0f}% of elements)")
     if mask.dim() <= 1:
         return _locate_1d(mask.reshape(-1))
