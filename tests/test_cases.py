@@ -33,7 +33,7 @@ def test_large_case_passes_int32_and_runs_only_on_a_gpu():
 
 def test_large_case_is_skipped_with_the_memory_it_needs_when_it_does_not_fit():
     small = dataclasses.replace(H200, free_bytes=16 * 2**30, total_bytes=16 * 2**30)
-    large = [c for c in kcheck.matrix(spec(), device=small) if c.axis == "large"][0]
+    large = next(c for c in kcheck.matrix(spec(), device=small) if c.axis == "large")
     assert large.skip.startswith("needs ~") and "GiB free" in large.skip
 
 
@@ -51,7 +51,7 @@ def test_real_dims_shrink_the_others_to_fit_the_cpu_budget():
     for c in real:
         biggest = max(c.sizes["M"] * c.sizes["K"], c.sizes["K"] * c.sizes["N"])
         assert c.skip is not None or biggest <= CPU_MAX_ELEMENTS
-    vocab = [c for c in real if c.sizes["K"] == 128256][0]
+    vocab = next(c for c in real if c.sizes["K"] == 128256)
     assert vocab.skip is None and vocab.sizes["M"] == 17
 
 

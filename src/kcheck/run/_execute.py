@@ -10,8 +10,8 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-import warnings
 import traceback
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
