@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Validate kcheck's GPU-facing features on a CUDA machine, in one call:
-#   bash scripts/gpu_validate.sh [OUT_DIR]
+#   bash scripts/gpu_validate.sh [OUT_DIR]            (STEPS="examples zoo" to run only some steps)
 # Installs kcheck from this checkout without dependencies (the machine's own torch/triton/rich/pytest are used).
 # Writes logs and JSON reports to OUT_DIR (default: $OUT, else ./gpu-validation-out) and prints a summary last.
 set -uo pipefail
@@ -11,6 +11,8 @@ export PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
 $py -m pip install -q --no-deps --no-build-isolation -e . >"$out/install.log" 2>&1 || { cat "$out/install.log"; exit 2; }
 summary=()
+steps=${STEPS:-"examples seeds zoo pytest bench"}
+want() { [[ " $steps " == *" $1 "* ]]; }
 step() {  # step NAME EXPECTED_RC COMMAND...: run, log to $out/NAME.log, record the outcome
   local name=$1 want=$2; shift 2
   local t0=$SECONDS
@@ -27,19 +29,28 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 $py -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, 'cuda', torch.version.cuda)" \
   | tee -a "$out/machine.txt"
 
-echo "== 1. examples, default matrix with the large (past 2**31 elements) cases"
-step examples 0 $py -m kcheck.cli check examples/ -q --json "$out/examples.json" --show 5
-
-echo "== 2. examples over 20 seeds (no false positive)"
-step examples_20_seeds 0 $py -m kcheck.cli check examples/ -q --tier quick --seeds 20 --no-large --json "$out/seeds20.json"
-
-echo "== 3. planted bugs: each must fail (rc=1)"
-for f in tests/zoo_kernels/[a-z]*.py; do
-  step "bug_$(basename "$f" .py)" 1 $py -m kcheck.cli check "$f" -q --no-large --show 1
-done
-
-echo "== 4. GPU-marked tests and the fast suite on the GPU"
-step pytest_gpu 0 $py -m pytest -q -m "gpu or not gpu" tests
+if want examples; then
+  echo "== examples, default matrix with the large (past 2**31 elements) cases"
+  step examples 0 $py -m kcheck.cli check examples/ -q --json "$out/examples.json" --show 5
+fi
+if want seeds; then
+  echo "== examples over 20 seeds (no false positive)"
+  step examples_20_seeds 0 $py -m kcheck.cli check examples/ -q --tier quick --seeds 20 --no-large --json "$out/seeds20.json"
+fi
+if want zoo; then
+  echo "== planted bugs: each must fail (rc=1)"
+  for f in tests/zoo_kernels/[a-z]*.py; do
+    step "bug_$(basename "$f" .py)" 1 $py -m kcheck.cli check "$f" -q --no-large --show 1
+  done
+fi
+if want pytest; then
+  echo "== the test suite on the GPU, GPU-marked tests included"
+  step pytest 0 $py -m pytest -q -m "gpu or not gpu" -p no:cacheprovider tests
+fi
+if want bench; then
+  echo "== harness overhead"
+  step harness_overhead 0 $py benchmarks/harness_overhead.py examples --tier quick
+fi
 
 echo
 echo "== summary ($(date -u +%F))"

@@ -86,10 +86,11 @@ def test_noop_kernels_pass_a_casual_check_but_not_the_guard(module, candidate):
     spec = _spec(f"zoo_kernels.{module}")
     case_id = f"{module}[N=4096,fp32,randn,seed=0]"
     # the casual check: one power-of-two shape, randn, assert_close at the default tolerance
+    from kcheck._device import detect
     from kcheck.cases import make_args, upcast
 
     case = kcheck.matrix(spec, cases=case_id)[0]
-    args = make_args(spec, case, "cpu")
+    args = make_args(spec, case, detect().device)
     out = spec.kernel(*args)
     atol = spec.atol if isinstance(spec.atol, float) else None
     torch.testing.assert_close(out, spec.reference(*upcast(args)).to(out.dtype), atol=atol,

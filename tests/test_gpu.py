@@ -1,0 +1,40 @@
+"""GPU-only checks (marker ``gpu``): skipped on a machine without CUDA, run by scripts/gpu_validate.sh."""
+
+import pytest
+import torch
+
+import kcheck
+from kcheck import Status
+
+pytestmark = pytest.mark.gpu
+
+
+def test_cases_run_on_the_gpu_and_fp8_is_available_on_hopper():
+    spec = kcheck.Spec(name="add8", kernel=lambda x, y: (x.float() + y.float()).to(x.dtype),
+                       reference=torch.add, inputs=[kcheck.Tensor("N"), kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=4096)}, dtypes=["fp8e4m3", "fp16"])
+    report = kcheck.check(spec, tier="quick", large=False)
+    assert report.passed, kcheck.format_report(report)
+    fp8 = [c for c in report.cases if c.case.precision == "fp8e4m3"]
+    if torch.cuda.get_device_capability() >= (8, 9):
+        assert fp8 and all(c.status is Status.PASSED for c in fp8)
+
+
+def test_unwritten_output_is_caught_although_fresh_gpu_memory_is_zero():
+    def kernel(x):
+        out = torch.empty_like(x)  # a fresh CUDA allocation often reads back zeros: poison must show it
+        out[:, :-1] = x[:, :-1] * 0  # expected zeros everywhere except that nothing writes the last column
+        return out
+
+    spec = kcheck.Spec(name="z", kernel=kernel, reference=lambda x: x * 0, inputs=[kcheck.Tensor("M", "N")])
+    res = kcheck.check(spec, cases="z[M=128,N=128,fp32,randn,seed=0]").cases[0]
+    assert res.status is Status.FAILED and res.comparisons[0].unwritten == 128
+
+
+def test_kernel_time_is_measured_after_synchronization():
+    spec = kcheck.Spec(name="mm", kernel=torch.matmul, reference=torch.matmul,
+                       inputs=[kcheck.Tensor("M", "K"), kcheck.Tensor("K", "N")], reduce=["K"],
+                       dims={d: kcheck.Dim(nominal=4096) for d in "MKN"}, dtypes=["bf16"])
+    res = kcheck.check(spec, cases="mm[M=4096,K=4096,N=4096,bf16,randn,seed=1]").cases[0]
+    assert res.status is Status.PASSED
+    assert res.timing.kernel > 0 and res.timing.total >= res.timing.kernel
