@@ -121,3 +121,9 @@ def test_noop_guard_is_silent_when_the_answer_really_is_zero():
     e = torch.zeros(16, dtype=torch.float64)
     v = noop_guard(torch.zeros(16), e, TOL, [])
     assert v.weak == () and v.caught is None
+
+
+def test_noop_guard_treats_nan_as_equal_to_nan():
+    e = torch.full((64,), float("nan"), dtype=torch.float64)
+    v = noop_guard(torch.full((64,), float("nan")), e, TOL, [])
+    assert v.caught is None and v.weak == ()

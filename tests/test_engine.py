@@ -82,7 +82,7 @@ def test_an_exception_in_the_kernel_is_a_reported_error():
 
 def test_determinism_is_measured_and_ulp_noise_is_not_a_failure():
     def kernel(x):
-        return (2 * x) * (1 + 2**-23 * torch.randint(0, 2, x.shape))
+        return (2 * x) * (1 + 2**-23 * torch.randint(0, 2, x.shape, device=x.device))
 
     res = _one(_spec(kernel), "double[M=8,N=64,fp32,randn,seed=1]")
     assert res.status is Status.PASSED
@@ -126,7 +126,7 @@ def test_index_scalar_and_custom_inputs():
     spec = kcheck.Spec(
         name="embed", kernel=gather, reference=gather,
         inputs=[kcheck.Tensor("V", "D"), kcheck.Index("T", high="V"), kcheck.Scalar(lambda d: 1.0 / d["D"]),
-                kcheck.Custom(lambda ctx: torch.full((ctx.dims["D"],), 0.5, dtype=ctx.dtype))],
+                kcheck.Custom(lambda ctx: torch.full((ctx.dims["D"],), 0.5, dtype=ctx.dtype, device=ctx.device))],
         dims={"V": kcheck.Dim(nominal=50, real=()), "D": kcheck.Dim(nominal=16, real=()),
               "T": kcheck.Dim(nominal=33, real=())})
     report = kcheck.check(spec, tier="quick")

@@ -34,8 +34,8 @@ class PropertyContext:
         """Raise AssertionError unless ``actual`` is within the case's tolerance of ``expected``."""
         if actual.shape != expected.shape:
             raise AssertionError(f"{what}: shapes differ, {list(actual.shape)} vs {list(expected.shape)}")
-        e = expected.detach().to(torch.float64)
         a = actual.detach().to(torch.float64)
+        e = expected.detach().to(device=a.device, dtype=torch.float64)
         tol = tolerance_for(self.precision, actual.dtype, self.reduction, rms(e))
         bad = mismatch_mask(a, e, tol)
         if bool(bad.any()):

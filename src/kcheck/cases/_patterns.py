@@ -43,7 +43,12 @@ def large_scale(dtype: torch.dtype) -> float:
 
 
 def large_mean(dtype: torch.dtype) -> float:
-    return 1e4 if dtype in (torch.float32, torch.float64) else 300.0
+    """A mean far above the spread (1) yet representable with room to add two such values."""
+    if dtype in (torch.float32, torch.float64):
+        return 1e4
+    if dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
+        return 64.0
+    return 300.0
 
 
 def make(pattern: str, shape: tuple[int, ...], dtype: torch.dtype, device: torch.device | str,
