@@ -37,11 +37,11 @@ def main() -> None:
                                                                     "harness")}
         rows.append((spec.name, len(ran), wall, tot))
     print(f"{'spec':<16}{'cases':>6}{'wall s':>9}{'kernel s':>10}{'ref s':>8}{'base s':>8}{'harness s':>11}"
-          f"{'harness %':>11}")
+          f"{'harness %':>11}{'ms/case':>9}")
     for name, n, wall, t in rows:
         share = 100 * t["harness"] / t["total"] if t["total"] else 0.0
         print(f"{name:<16}{n:>6}{wall:>9.2f}{t['kernel']:>10.2f}{t['reference']:>8.2f}{t['baseline']:>8.2f}"
-              f"{t['harness']:>11.2f}{share:>10.0f}%")
+              f"{t['harness']:>11.2f}{share:>10.0f}%{1000 * t['harness'] / max(n, 1):>9.1f}")
     total = {k: sum(r[3][k] for r in rows) for k in ("total", "kernel", "harness")}
     if total["total"]:
         print(f"{'all':<16}{sum(r[1] for r in rows):>6}{sum(r[2] for r in rows):>9.2f}{total['kernel']:>10.2f}"

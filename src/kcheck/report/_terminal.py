@@ -67,7 +67,7 @@ def print_report(console: Console, report: Report, source: str | None = None, *,
         fails = s.failures
         for c in fails[:limit]:
             console.print()
-            console.print(format_case(c, source), highlight=False, markup=False)
+            console.print(format_case(c, source), highlight=False, markup=False, soft_wrap=True)
         if len(fails) > limit:
             console.print(f"\n... {len(fails) - limit} more failing cases of {s.name} (all in --json)", highlight=False)
     console.print()
