@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -16,6 +17,7 @@ from ._spec import Spec
 from .backends import framework, raw_kernel_problem
 from .cases import Case, build_matrix
 from .run import run_case
+from .run._isolate import Isolated, locate
 
 Progress = Callable[[Spec, Case, CaseResult | None], None]
 
@@ -73,13 +75,18 @@ def _spec_warnings(spec: Spec, kind: str, dev: DeviceInfo, results: list[CaseRes
 
 def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequence[str] | None = None,
           patterns: Sequence[str] | None = None, seeds: int | None = None, large: bool = True,
-          cases: str | Sequence[str] | None = None, progress: Progress | None = None) -> Report:
+          cases: str | Sequence[str] | None = None, progress: Progress | None = None, isolate: bool = False,
+          timeout: float = 60.0) -> Report:
     """Check one Spec (or several) on every case of its matrix and return a Report.
 
     ``tier`` is "quick", "default" or "full"; ``dtypes``, ``patterns`` and ``seeds`` replace the Spec's own;
     ``large=False`` leaves out the past-2**31 case; ``cases`` keeps only the cases whose id matches (exact id, glob
     or substring). ``progress(spec, case, result)`` is called before (result None) and after each case.
+    ``isolate=True`` runs the cases in a worker process: a crash or a hang (``timeout`` seconds) costs that case
+    only, reported ``crashed`` or ``timeout``, and a fresh worker runs the rest (the Spec must be module-level).
     """
+    if not (isinstance(timeout, (int, float)) and timeout > 0):
+        raise SpecError("timeout", timeout, "give a positive number of seconds")
     specs = [spec] if isinstance(spec, Spec) else list(spec)
     dev = detect()
     plans = [(sp, matrix(sp, tier=tier, dtypes=dtypes, patterns=patterns, seeds=seeds, large=large, cases=cases,
@@ -87,17 +94,24 @@ def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequenc
     if cases is not None and not any(todo for _, todo in plans):
         raise SpecError("cases", cases, "no case id matches; list the ids with kcheck.matrix(spec)")
     reports = []
-    for sp, todo in plans:
-        t0 = time.perf_counter()
-        kind = framework(sp.kernel)
-        results = []
-        for case in todo:
-            if progress:
-                progress(sp, case, None)
-            res = run_case(sp, case, dev, kind)
-            results.append(res)
-            if progress:
-                progress(sp, case, res)
-        reports.append(SpecReport(sp.name, kind, dev.describe(), results, _spec_warnings(sp, kind, dev, results),
-                                  time.perf_counter() - t0))
+    with contextlib.ExitStack() as stack:
+        worker = stack.enter_context(Isolated(timeout)) if isolate else None
+        for sp, todo in plans:
+            t0 = time.perf_counter()
+            kind = framework(sp.kernel)
+            ref = locate(sp) if worker is not None else None
+            notes = []
+            if worker is not None and ref is None:
+                notes.append("not isolated: the Spec is not defined at module level, so no worker can import it")
+            results = []
+            for case in todo:
+                if progress:
+                    progress(sp, case, None)
+                res = worker.run(ref, case) if (worker is not None and ref is not None) else run_case(
+                    sp, case, dev, kind)
+                results.append(res)
+                if progress:
+                    progress(sp, case, res)
+            reports.append(SpecReport(sp.name, kind, dev.describe(), results,
+                                      notes + _spec_warnings(sp, kind, dev, results), time.perf_counter() - t0))
     return Report(reports, dev.describe(), _versions())

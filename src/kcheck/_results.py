@@ -19,6 +19,8 @@ class Status(str, enum.Enum):
     ERROR = "error"  # the kernel (or the reference) raised: reported, never a lost run
     SKIPPED = "skipped"  # cannot run on this machine; the reason says why
     UNTRUSTED = "untrusted"  # failed where the machine itself is known to compute wrongly (interpreter bf16)
+    CRASHED = "crashed"  # the worker died (signal, sticky CUDA error); the other cases ran in a fresh one
+    TIMEOUT = "timeout"  # did not finish within the time limit; the worker was killed
 
 
 @dataclass

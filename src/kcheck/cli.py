@@ -32,6 +32,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--dtypes", help="comma-separated precisions replacing the Specs' own, e.g. fp32,bf16")
     c.add_argument("--seeds", type=int, help="number of seeds for the nominal case")
     c.add_argument("--no-large", action="store_true", help="leave out the past-2**31-element cases")
+    c.add_argument("--no-isolate", action="store_true",
+                   help="run cases in this process (faster start; a crash or hang then ends the whole run)")
+    c.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per case (default 60)")
     c.add_argument("--show", type=int, default=3, metavar="N", help="failure messages shown per Spec (default 3)")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     return p
@@ -64,7 +67,8 @@ def _check(args: argparse.Namespace) -> int:
                   large=not args.no_large, cases=args.case)
     totals = {s.name: len(matrix(s, **kwargs)) for s in specs}
     with progress_display(console, totals if not args.quiet else {}) as callback:
-        report: Report = check(specs, progress=None if args.quiet else callback, **kwargs)  # type: ignore[arg-type]
+        report: Report = check(specs, progress=None if args.quiet else callback,  # type: ignore[arg-type]
+                               isolate=not args.no_isolate, timeout=args.timeout, **kwargs)
     source = args.paths[0] if len(args.paths) == 1 else None
     print_report(console, report, source, limit=args.show)
     if args.json:

@@ -15,7 +15,7 @@ from ..cases import Case
 from ._message import format_case
 
 _STYLE = {Status.PASSED: "green", Status.FAILED: "red", Status.ERROR: "red", Status.SKIPPED: "yellow",
-          Status.UNTRUSTED: "magenta"}
+          Status.UNTRUSTED: "magenta", Status.CRASHED: "red", Status.TIMEOUT: "red"}
 
 
 @contextmanager
@@ -38,7 +38,8 @@ def progress_display(console: Console, totals: dict[str, int]) -> Iterator[objec
 
 def summary_table(report: Report) -> Table:
     table = Table(title=f"kcheck on {report.device}", title_justify="left")
-    for col in ("spec", "framework", "verdict", "pass", "fail", "error", "untrusted", "skip", "s", "harness"):
+    for col in ("spec", "framework", "verdict", "pass", "fail", "error", "crash", "timeout", "untrusted", "skip", "s",
+                "harness"):
         table.add_column(col, justify="right" if col not in ("spec", "framework", "verdict") else "left",
                          no_wrap=True)
     for s in report.specs:
@@ -48,7 +49,8 @@ def summary_table(report: Report) -> Table:
         harness = sum(c.timing.harness for c in ran)
         share = f"{100 * harness / total:.0f}%" if total else "-"
         table.add_row(s.name, s.framework, verdict, *(str(s.count(st)) for st in (
-            Status.PASSED, Status.FAILED, Status.ERROR, Status.UNTRUSTED, Status.SKIPPED)),
+            Status.PASSED, Status.FAILED, Status.ERROR, Status.CRASHED, Status.TIMEOUT, Status.UNTRUSTED,
+            Status.SKIPPED)),
             f"{s.seconds:.1f}", share)
     return table
 

@@ -1,0 +1,214 @@
+"""Isolation (M14): cases run in a worker process, so a crash, a sticky CUDA error or a hang costs one case.
+
+The worker is started once (``spawn``: never fork a process that may hold a CUDA context) and serves cases until it
+dies. The parent sends (module path, Spec name, case) and waits up to ``timeout`` seconds:
+
+- a result comes back: it is the case's result; if the worker's CUDA context is broken afterwards (an illegal
+  address poisons every later CUDA call), the worker says so and exits, and the next case gets a fresh one;
+- the pipe closes: the worker died (a signal, ``abort()``, a segfault in Triton's interpreter): the case is
+  reported *crashed* with the signal and the last lines the worker wrote to stderr, and a new worker is started;
+- nothing within ``timeout``: the worker is killed and the case reported *did not finish within T s*.
+
+A Spec must be reachable by a worker: defined at module level in an importable file (the CLI and pytest always
+have one). Each worker redirects its stderr to a file the parent reads after a crash.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from .._results import CaseResult, Status
+from .._spec import Spec
+from ..cases import Case
+
+
+@dataclass(frozen=True)
+class SpecRef:
+    """Where a worker finds a Spec: the file of the module that holds it, and its name."""
+
+    path: str
+    name: str
+
+
+def locate(spec: Spec) -> SpecRef | None:
+    """The module-level home of ``spec``, or None (a Spec built inside a function cannot be re-imported)."""
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not path or not path.endswith(".py"):
+            continue
+        try:
+            values = list(vars(module).values())
+        except TypeError:
+            continue
+        if any(v is spec for v in values):
+            return SpecRef(os.path.abspath(path), spec.name)
+    return None
+
+
+def _find_spec(ref: SpecRef) -> Spec:
+    from .._discover import load_module
+
+    module = load_module(__import__("pathlib").Path(ref.path))
+    for value in vars(module).values():
+        if isinstance(value, Spec) and value.name == ref.name:
+            return value
+    raise LookupError(f"no Spec named {ref.name!r} in {ref.path}")
+
+
+def _cuda_broken() -> str | None:
+    """The error of a broken CUDA context, or None when it is healthy (or there is no GPU)."""
+    import torch
+
+    if not torch.cuda.is_available() or not torch.cuda.is_initialized():
+        return None
+    try:
+        torch.cuda.synchronize()
+        torch.zeros(1, device="cuda").add_(1).item()
+    except Exception as exc:
+        return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return None
+
+
+def _serve(conn: Connection, stderr_path: str) -> None:
+    """Worker main loop (runs in the child)."""
+    fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(fd, 2)
+    sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
+    from .._device import detect
+    from ..backends import framework
+    from ._execute import run_case
+
+    device = detect()
+    while True:
+        try:
+            msg = conn.recv()
+        except EOFError:
+            return
+        if msg is None:
+            return
+        ref, case = msg
+        try:
+            spec = _find_spec(ref)
+            result = run_case(spec, case, device, framework(spec.kernel))
+        except Exception:
+            conn.send(("error", traceback.format_exc(limit=3)))
+            continue
+        broken = _cuda_broken()
+        if broken:
+            result.status = Status.CRASHED
+            result.reasons.insert(0, f"crashed: {broken}")
+            conn.send(("result", result))
+            return  # the context is poisoned: every later CUDA call would fail; a fresh worker takes over
+        conn.send(("result", result))
+
+
+class Isolated:
+    """A worker process that runs cases one at a time; replaced whenever it dies or hangs."""
+
+    def __init__(self, timeout: float = 60.0) -> None:
+        self.timeout = timeout
+        self._ctx = mp.get_context("spawn")
+        self._proc: Any = None
+        self._conn: Connection | None = None
+        self._stderr = ""
+        self.started = 0  # workers started, for the report's figures
+
+    def _start(self) -> None:
+        fd, self._stderr = tempfile.mkstemp(prefix="kcheck-worker-", suffix=".stderr")
+        os.close(fd)
+        parent, child = self._ctx.Pipe()
+        self._proc = self._ctx.Process(target=_serve, args=(child, self._stderr), daemon=True)
+        self._proc.start()
+        child.close()
+        self._conn = parent
+        self.started += 1
+
+    def _stop(self, kill: bool = False) -> int | None:
+        proc, self._proc = self._proc, None
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if proc is None:
+            return None
+        if kill and proc.is_alive():
+            proc.kill()
+        proc.join(5)
+        return proc.exitcode
+
+    def _stderr_tail(self, lines: int = 3) -> str:
+        try:
+            with open(self._stderr, errors="replace") as fh:
+                text = [ln.strip() for ln in fh.read().splitlines() if ln.strip()]
+        except OSError:
+            return ""
+        return " | ".join(text[-lines:])
+
+    def run(self, ref: SpecRef, case: Case) -> CaseResult:
+        if self._proc is None or not self._proc.is_alive():
+            self._stop()
+            self._start()
+        assert self._conn is not None
+        t0 = time.perf_counter()
+        self._conn.send((ref, case))
+        if not self._conn.poll(self.timeout):
+            self._stop(kill=True)
+            return _synthetic(case, Status.TIMEOUT, f"did not finish within {self.timeout:g} s (the worker was "
+                                                     "killed; the other cases ran in a fresh one)", t0)
+        try:
+            kind, payload = self._conn.recv()
+        except (EOFError, OSError):
+            code = self._stop()
+            why = _exit_reason(code)
+            tail = self._stderr_tail()
+            return _synthetic(case, Status.CRASHED, f"crashed: {why}" + (f"; stderr: {tail}" if tail else ""), t0)
+        if kind == "error":
+            return _synthetic(case, Status.ERROR, f"the worker could not run the case: {payload.strip()}", t0)
+        if payload.status is Status.CRASHED:
+            self._stop()
+        return payload
+
+    def close(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.send(None)
+            except (OSError, BrokenPipeError):
+                pass
+        self._stop()
+        if self._stderr:
+            try:
+                os.unlink(self._stderr)
+            except OSError:
+                pass
+
+    def __enter__(self) -> Isolated:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _exit_reason(code: int | None) -> str:
+    if code is None:
+        return "the worker vanished"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"killed by {name} (signal {-code})"
+    return f"the worker exited with status {code}"
+
+
+def _synthetic(case: Case, status: Status, reason: str, t0: float) -> CaseResult:
+    res = CaseResult(case, status, reasons=[reason])
+    res.timing.total = time.perf_counter() - t0
+    return res

@@ -1,0 +1,45 @@
+"""Isolation: a crash or a hang costs one case; every other result is kept and judged as it would be alone."""
+
+import importlib
+
+import kcheck
+from kcheck import Status
+
+BAD = {"crash_and_hang[N=17,fp32,randn,seed=0]": Status.CRASHED,
+       "crash_and_hang[N=33,fp32,randn,seed=0]": Status.CRASHED,
+       "crash_and_hang[N=63,fp32,randn,seed=0]": Status.TIMEOUT}
+
+
+def test_interpreter_crashes_and_a_hang_are_reported_and_nothing_else_is_lost():
+    spec = importlib.import_module("isolation.crash_and_hang").spec
+    isolated = kcheck.check(spec, isolate=True, timeout=5, large=False)
+    ids = [c.id for c in kcheck.matrix(spec, large=False)]
+    assert [c.id for c in isolated.cases] == ids  # nothing lost, same order
+    got = {c.id: c.status for c in isolated.cases}
+    for case_id, status in BAD.items():
+        assert got[case_id] is status, (case_id, got[case_id])
+    crashed = next(c for c in isolated.cases if c.id == "crash_and_hang[N=17,fp32,randn,seed=0]")
+    assert crashed.reasons[0].startswith("crashed: killed by SIGSEGV")
+    hung = next(c for c in isolated.cases if c.status is Status.TIMEOUT)
+    assert hung.reasons[0].startswith("did not finish within 5 s")
+    alone = kcheck.check(spec, large=False, cases=[i for i in ids if i not in BAD])
+    assert {c.id: c.status for c in alone.cases} == {i: s for i, s in got.items() if i not in BAD}
+    assert not isolated.passed and alone.passed
+
+
+def test_a_spec_built_in_a_function_runs_in_process_with_a_note():
+    import torch
+
+    spec = kcheck.Spec(name="local", kernel=torch.neg, reference=torch.neg, inputs=[kcheck.Tensor("N")])
+    report = kcheck.check(spec, isolate=True, tier="quick")
+    assert report.passed
+    assert report.specs[0].warnings[0].startswith("not isolated: the Spec is not defined at module level")
+
+
+def test_timeout_must_be_positive():
+    import pytest
+    import torch
+
+    spec = kcheck.Spec(name="local", kernel=torch.neg, reference=torch.neg, inputs=[kcheck.Tensor("N")])
+    with pytest.raises(kcheck.SpecError, match="timeout=0"):
+        kcheck.check(spec, timeout=0)
