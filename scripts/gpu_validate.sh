@@ -11,7 +11,7 @@ export PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
 $py -m pip install -q --no-deps --no-build-isolation -e . >"$out/steps.log" 2>&1 || { cat "$out/steps.log"; exit 2; }
 summary=()
-steps=${STEPS:-"examples seeds zoo pytest bench"}
+steps=${STEPS:-"examples seeds zoo sanitize pytest bench"}
 want() { [[ " $steps " == *" $1 "* ]]; }
 step() {  # step NAME EXPECTED_RC COMMAND...: run, log to $out/NAME.log, record the outcome
   local name=$1 want=$2; shift 2
@@ -49,6 +49,16 @@ if want zoo; then
   # only the past-2**31 case can show an int32 overflow
   step bug_int32_overflow_large 1 $py -m kcheck.cli check tests/zoo_kernels/int32_overflow.py -q --case '*N=2147483649*'
   step int32_overflow_small_ok 0 $py -m kcheck.cli check tests/zoo_kernels/int32_overflow.py -q --no-large
+fi
+if want sanitize; then
+  echo "== compute-sanitizer: a correct kernel is clean; each planted bug is found with its case and line"
+  step sanitize_softmax_clean 0 $py -m kcheck.cli sanitize examples/softmax.py --json "$out/sanitize_softmax.json"
+  step sanitize_triton_oob_load 1 $py -m kcheck.cli sanitize tests/sanitize_kernels/triton_oob_load.py --tool memcheck
+  step sanitize_triton_uninit 1 $py -m kcheck.cli sanitize tests/sanitize_kernels/triton_uninit.py --tool initcheck
+  step sanitize_cuda_missing_sync 1 $py -m kcheck.cli sanitize tests/sanitize_kernels/cuda_missing_sync.py --tool racecheck
+  step sanitize_cuda_divergent 1 $py -m kcheck.cli sanitize tests/sanitize_kernels/cuda_divergent_barrier.py --tool synccheck
+  step sanitize_cost 0 $py benchmarks/sanitize_cost.py examples/softmax.py --sample 2
+  step isolation_cost 0 $py benchmarks/isolation_cost.py examples --tier quick
 fi
 if want pytest; then
   echo "== the test suite on the GPU, GPU-marked tests included"

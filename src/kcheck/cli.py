@@ -8,16 +8,23 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ._device import enable_interpreter_if_no_gpu
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ._spec import Spec
+
 
 class ExitCode(enum.IntEnum):
-    OK = 0  # every Spec passed
-    FAILED = 1  # some case failed or errored
+    OK = 0  # every Spec passed (and, with the sanitizer, every tool ran clean)
+    FAILED = 1  # some case failed or errored, or a sanitizer tool found errors
     INTERNAL = 3  # kcheck itself broke
     USAGE = 4  # bad command line or bad Spec (the message names the argument and the fix)
     NO_SPECS = 5  # the path holds no Spec, or a file could not be imported
+    UNKNOWN = 6  # a sanitizer run could not be trusted or could not run (no GPU, crash, timeout): never "clean"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,23 +43,32 @@ def _parser() -> argparse.ArgumentParser:
                    help="run cases in this process (faster start; a crash or hang then ends the whole run)")
     c.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per case (default 60)")
     c.add_argument("--show", type=int, default=3, metavar="N", help="failure messages shown per Spec (default 3)")
+    c.add_argument("--sanitize", action="store_true",
+                   help="also run compute-sanitizer's four tools on each Spec's edge cases (GPU only)")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    z = sub.add_parser("sanitize", help="run compute-sanitizer's tools over the Specs' small edge cases (GPU only)")
+    z.add_argument("paths", nargs="+", metavar="PATH")
+    z.add_argument("--tool", action="append", choices=("memcheck", "racecheck", "synccheck", "initcheck"),
+                   help="tool(s) to run (default: all four)")
+    z.add_argument("--spec", action="append", metavar="NAME", help="only the Spec(s) with this name")
+    z.add_argument("--case", action="append", metavar="ID", help="sanitize these cases instead of the edge cases")
+    z.add_argument("--timeout", type=float, default=600.0, metavar="S", help="seconds per sanitized process")
+    z.add_argument("--json", metavar="OUT", help="write the findings as JSON to OUT")
     return p
 
 
-def _check(args: argparse.Namespace) -> int:
+def _console() -> Console:
     from rich.console import Console
 
-    from ._check import check, matrix
-    from ._discover import discover
-    from ._results import Report
-    from .report._terminal import print_report, progress_display
-
     console = Console()
-    if not console.is_terminal:  # logs and CI: wide enough for the table and the messages
-        console = Console(width=120)
+    return console if console.is_terminal else Console(width=120)  # logs and CI: wide enough for the tables
+
+
+def _load(console: Console, args: argparse.Namespace) -> tuple[list[Spec], bool]:
+    from ._discover import discover
+
     enable_interpreter_if_no_gpu()
-    specs = []
+    specs: list[Spec] = []
     broken = False
     for path in args.paths:
         for found in discover(path):
@@ -62,6 +78,48 @@ def _check(args: argparse.Namespace) -> int:
             specs += [s for s in found.specs if not args.spec or s.name in args.spec]
     if not specs:
         console.print("no kcheck.Spec found" + (f" named {args.spec}" if args.spec else "") + f" in {args.paths}")
+    return specs, broken
+
+
+def _sanitize_specs(console: Console, specs: list[Spec], args: argparse.Namespace) -> int:
+    from ._check import matrix
+    from .report._terminal import print_sanitize
+    from .sanitize._run import sanitize
+
+    tools = getattr(args, "tool", None) or ("memcheck", "racecheck", "synccheck", "initcheck")
+    reports = []
+    for spec in specs:
+        chosen = matrix(spec, cases=args.case) if getattr(args, "case", None) else None
+        reports.append(sanitize(spec, tools=tools, cases=chosen, timeout=getattr(args, "timeout", 600.0)))
+    print_sanitize(console, reports)
+    if getattr(args, "json", None) and args.command == "sanitize":
+        from ._results import to_jsonable
+
+        Path(args.json).write_text(json.dumps([to_jsonable(r) for r in reports], indent=1))
+    if any(r.unavailable or any(t.status == "unknown" for t in r.tools) for r in reports):
+        if any(t.status == "errors" for r in reports for t in r.tools):
+            return ExitCode.FAILED
+        return ExitCode.UNKNOWN
+    return ExitCode.OK if all(r.clean for r in reports) else ExitCode.FAILED
+
+
+def _sanitize(args: argparse.Namespace) -> int:
+    console = _console()
+    specs, broken = _load(console, args)
+    if not specs:
+        return ExitCode.NO_SPECS
+    code = _sanitize_specs(console, specs, args)
+    return ExitCode.NO_SPECS if broken and code == ExitCode.OK else code
+
+
+def _check(args: argparse.Namespace) -> int:
+    from ._check import check, matrix
+    from ._results import Report
+    from .report._terminal import print_report, progress_display
+
+    console = _console()
+    specs, broken = _load(console, args)
+    if not specs:
         return ExitCode.NO_SPECS
     kwargs = dict(tier=args.tier, dtypes=args.dtypes.split(",") if args.dtypes else None, seeds=args.seeds,
                   large=not args.no_large, cases=args.case)
@@ -74,9 +132,14 @@ def _check(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(report.to_dict(), indent=1))
         console.print(f"JSON report: {args.json}")
+    code = ExitCode.OK if report.passed else ExitCode.FAILED
+    if args.sanitize:
+        args.case = None
+        sanitized = _sanitize_specs(console, specs, args)
+        code = code if code == ExitCode.FAILED else ExitCode(sanitized)
     if broken:
         return ExitCode.NO_SPECS
-    return ExitCode.OK if report.passed else ExitCode.FAILED
+    return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -86,6 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "check":
             return _check(args)
+        if args.command == "sanitize":
+            return _sanitize(args)
     except SpecError as exc:
         print(f"kcheck: bad input: {exc}", file=sys.stderr)
         return ExitCode.USAGE

@@ -12,6 +12,7 @@ from rich.table import Table
 from .._results import CaseResult, Report, Status
 from .._spec import Spec
 from ..cases import Case
+from ..sanitize._run import SanitizeReport
 from ._message import format_case
 
 _STYLE = {Status.PASSED: "green", Status.FAILED: "red", Status.ERROR: "red", Status.SKIPPED: "yellow",
@@ -74,3 +75,32 @@ def print_report(console: Console, report: Report, source: str | None = None, *,
             console.print(f"\n... {len(fails) - limit} more failing cases of {s.name} (all in --json)", highlight=False)
     console.print()
     console.print("[green]all specs passed[/]" if report.passed else "[red]some specs failed[/]")
+
+
+def print_sanitize(console: Console, reports: list[SanitizeReport]) -> None:
+    """One table row per Spec and tool, then each finding with the cases that caused it."""
+    table = Table(title="compute-sanitizer", title_justify="left")
+    for col in ("spec", "tool", "status", "findings", "cases", "processes", "s"):
+        table.add_column(col, no_wrap=True)
+    style = {"clean": "green", "errors": "red", "unknown": "yellow"}
+    for rep in reports:
+        if rep.unavailable:
+            table.add_row(rep.spec, "-", "[yellow]not run[/]", "-", "-", "-", "-")
+            continue
+        for t in rep.tools:
+            table.add_row(rep.spec, t.tool, f"[{style[t.status]}]{t.status}[/]", str(len(t.findings)),
+                          str(len(t.cases)), str(t.processes), f"{t.seconds:.1f}")
+    console.print(table)
+    for rep in reports:
+        if rep.unavailable:
+            console.print(f"[yellow]not run[/] {rep.spec}: {rep.unavailable}", highlight=False)
+        for t in rep.tools:
+            for f in t.findings:
+                shown = ", ".join(f.cases[:3]) + (f" and {len(f.cases) - 3} more" if len(f.cases) > 3 else "")
+                console.print(f"[red]{t.tool}[/] {f.describe()}\n    in {shown}", highlight=False, soft_wrap=True)
+            for p in t.problems:
+                console.print(f"[yellow]{t.tool}[/] {rep.spec}: {p}", highlight=False, soft_wrap=True)
+            if t.outside:
+                console.print(f"[yellow]{t.tool}[/] {rep.spec}: {len(t.outside)} record(s) outside the kernel calls "
+                              f"(input generation or torch itself), not counted: "
+                              + "; ".join(f.describe() for f in t.outside[:2]), highlight=False, soft_wrap=True)

@@ -15,7 +15,8 @@ an unknown status calls :meth:`SanitizerRun.require_complete`, which raises :cla
 Status, fail closed:
 
 - ``"unknown"``: no summary line was seen (text), or the document is not a complete ``ComputeSanitizerOutput``
-  (XML), or the sanitizer reported an error of its own. Never ``"clean"`` without positive evidence.
+  (XML), or the sanitizer reported an error of its own, or the XML holds an element other than ``<record>``
+  (``untrusted``). Never ``"clean"`` without positive evidence.
 - ``"errors"``: at least one record, or a summary that counts errors (or racecheck warnings), or errors not printed.
 - ``"clean"``: a complete output that reports 0 errors and holds no record.
 
@@ -67,13 +68,13 @@ class SanitizerRun:
     records: list[tuple[Finding, list[Frame]]] = field(default_factory=list)
     warnings_reported: int | None = None  # racecheck: W in "(E errors, W warnings)"
     hazards_displayed: int | None = None  # racecheck: N in "N hazards displayed"
-    tool_failed: bool = False  # the sanitizer itself reported an error (its checks cannot be trusted)
+    untrusted: bool = False  # complete, yet not to be trusted: the sanitizer's own error, an element of unknown shape
     source_format: str = "text"  # "text" | "xml"
 
     @property
     def status(self) -> str:
         """``"clean"``, ``"errors"`` or ``"unknown"``; fails closed (see the module's docstring)."""
-        if not self.complete or self.tool_failed:
+        if not self.complete or self.untrusted:
             return "unknown"
         if (
             self.findings
@@ -267,7 +268,7 @@ class _Collector:
         self.displayed: int | None = None
         self.not_printed = 0
         self.complete = False
-        self.tool_failed = False
+        self.untrusted = False
 
     def note(self, text: str) -> None:
         if text in self.problems:
@@ -295,7 +296,7 @@ class _Collector:
             records=self.records,
             warnings_reported=self.warnings,
             hazards_displayed=self.displayed,
-            tool_failed=self.tool_failed,
+            untrusted=self.untrusted,
             source_format=self.source_format,
         )
 
@@ -673,7 +674,7 @@ def _text_block(block: _Block, col: _Collector) -> None:
                 col.note(note)
                 return
         if _TOOL_FAILURE.match(header):
-            col.tool_failed = True
+            col.untrusted = True
             col.note(f"the sanitizer reported an error of its own: {header[:200]!r}")
         else:
             col.note(f"an unrecognized sanitizer line: {header[:200]!r}")
@@ -729,6 +730,9 @@ def _parse_xml(text: str, tool: str) -> SanitizerRun:
                         col.note(f"the XML's root element is <{str(elem.tag)[:80]}>, not <{_ROOT}>")
                 elif depth == 2 and elem.tag == "record":
                     in_record = True
+                elif depth == 2:
+                    col.untrusted = True  # a newer format? fail closed rather than call a run clean
+                    col.note(f"an unknown element <{str(elem.tag)[:80]}> in <{_ROOT}>: the output is not understood")
             else:
                 if depth == 2 and elem.tag == "record":
                     in_record = False
