@@ -3,7 +3,6 @@
 import torch
 
 import kcheck
-
 from kcheck.backends._cuda import launch
 
 SOURCE = r"""

@@ -4,7 +4,6 @@ missing: threads read partial sums other threads have not yet written. One block
 import torch
 
 import kcheck
-
 from kcheck.backends._cuda import launch
 
 SOURCE = r"""
