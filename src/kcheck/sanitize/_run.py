@@ -30,7 +30,7 @@ from .._findings import Finding, deduplicate
 from .._spec import Spec
 from ..cases import Case, build_matrix
 from ..run._isolate import locate
-from ._parse import case_index, parse_xml
+from ._parse import Frame, case_index, parse_text, parse_xml
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 ERROR_EXIT = 17
@@ -130,6 +130,9 @@ def _run_tool(tool: str, exe: str, path: str, spec: Spec, cases: list[Case], tim
                 rc, tail = None, [f"timed out after {timeout:g} s"]
             done = _manifest(manifest)
             parsed = parse_xml(xml.read_text(errors="replace"), tool) if xml.exists() else None
+            text = parse_text(proc.stdout, tool) if rc is not None and "=========" in proc.stdout else None
+            if parsed is not None and text is not None:
+                _enrich(parsed.records, text.records)
             if parsed is None:
                 run.problems.append(f"process {run.processes}: no XML written (rc={rc}): {' | '.join(tail)}")
                 complete = False
@@ -177,6 +180,16 @@ def _run_tool(tool: str, exe: str, path: str, spec: Spec, cases: list[Case], tim
         run.status = "clean"
     run.seconds = time.perf_counter() - t0
     return run
+
+
+def _enrich(xml_records: list[tuple[Finding, list[Frame]]], text_records: list[tuple[Finding, list[Frame]]]) -> None:
+    """The XML lacks the "N bytes after the nearest allocation of size S" line; take it from the text records of
+    the same access (same address, thread and block) when the sanitizer also printed them."""
+    extra = {(f.address, f.thread, f.block): f for f, _ in text_records if f.distance is not None}
+    for f, _ in xml_records:
+        t = extra.get((f.address, f.thread, f.block))
+        if t is not None and f.distance is None:
+            f.distance, f.allocation_size = t.distance, t.allocation_size
 
 
 def _manifest(path: Path) -> list[tuple[str, str]]:
