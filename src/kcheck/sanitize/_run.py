@@ -31,6 +31,7 @@ from .._spec import Spec
 from ..cases import Case, build_matrix
 from ..run._isolate import locate
 from ._parse import Frame, case_index, parse_text, parse_xml
+from ._worker import MARK
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 ERROR_EXIT = 17
@@ -59,7 +60,7 @@ class SanitizeReport:
         return self.unavailable is None and all(t.status == "clean" for t in self.tools)
 
 
-def edge_cases(spec: Spec, device: DeviceInfo, limit: int = 12) -> list[Case]:
+def edge_cases(spec: Spec, device: DeviceInfo, limit: int = 24) -> list[Case]:
     """Small cases that reach edges: non-aligned and threshold sizes, all dims small, first precision, randn."""
     small = [
         c
@@ -140,8 +141,11 @@ def _run_tool(tool: str, exe: str, path: str, spec: Spec, cases: list[Case], tim
                 if parsed.status == "unknown":
                     complete = False
                     run.problems += [f"process {run.processes}: {p}" for p in parsed.problems]
+                segments = _segments(proc.stdout, tool) if rc is not None else {}
                 for finding, frames in parsed.records:
                     idx = case_index(frames)
+                    if idx is None:
+                        idx = next((i for i, keys in segments.items() if _key(finding) in keys), None)
                     if idx is not None and idx < len(ids):
                         finding.cases = [ids[idx]]
                     raw.append(finding)
@@ -160,17 +164,7 @@ def _run_tool(tool: str, exe: str, path: str, spec: Spec, cases: list[Case], tim
             run.problems.append(f"{ids[reached]} ended the sanitized process; the cases after it ran in a new one")
             complete = False
             todo = todo[reached + 1 :]
-    # records without a host stack (racecheck's analysis summaries) inherit the cases of tied records of the same
-    # kernel; what stays untied happened outside the kernel calls (input generation, torch itself)
-    by_kernel: dict[str | None, list[str]] = {}
-    for f in raw:
-        for c in f.cases:
-            by_kernel.setdefault(f.kernel, [])
-            if c not in by_kernel[f.kernel]:
-                by_kernel[f.kernel].append(c)
-    for f in raw:
-        if not f.cases and f.kernel in by_kernel:
-            f.cases = list(by_kernel[f.kernel])
+    # what stays untied happened outside the kernel calls (input generation, torch itself)
     merged = deduplicate(raw)
     run.findings = [f for f in merged if f.cases]
     run.outside = [f for f in merged if not f.cases]
@@ -190,6 +184,28 @@ def _enrich(xml_records: list[tuple[Finding, list[Frame]]], text_records: list[t
         t = extra.get((f.address, f.thread, f.block))
         if t is not None and f.distance is None:
             f.distance, f.allocation_size = t.distance, t.allocation_size
+
+
+def _key(f: Finding) -> tuple[object, ...]:
+    return (f.kind, f.line, f.kernel.split("(")[0] if f.kernel else None)
+
+
+def _segments(stdout: str, tool: str) -> dict[int, set[tuple[object, ...]]]:
+    """Per case index, the keys of the text records printed between the worker's begin and end markers."""
+    out: dict[int, set[tuple[object, ...]]] = {}
+    current: int | None = None
+    lines: list[str] = []
+    for line in stdout.splitlines():
+        if line.startswith(MARK):
+            _, what, idx = line.rsplit(" ", 2)
+            if what == "begin":
+                current, lines = int(idx), []
+            elif current is not None:
+                out[current] = {_key(f) for f, _ in parse_text("\n".join(lines), tool).records}
+                current = None
+        elif current is not None:
+            lines.append(line)
+    return out
 
 
 def _manifest(path: Path) -> list[tuple[str, str]]:

@@ -20,6 +20,10 @@ from typing import Any
 
 import torch
 
+#: Printed to stdout around each case; compute-sanitizer prints its text records to the same stdout, in order, so
+#: records that carry no host backtrace (racecheck's analysis summaries) are tied to the case they fall inside.
+MARK = "kcheck-sanitize-case"
+
 
 def _named(name: str, fn: Callable[[], Any]) -> Callable[[], Any]:
     def runner() -> Any:
@@ -59,6 +63,7 @@ def main(argv: list[str]) -> int:
     with open(manifest, "a", buffering=1) as log:
         for i, case_id in enumerate(ids):
             case = by_id[case_id]
+            print(f"{MARK} begin {i}", flush=True)
             try:
                 args = make_args(spec, case, device.device)
                 outs = []
@@ -82,6 +87,7 @@ def main(argv: list[str]) -> int:
             except Exception as exc:
                 status = "error: " + (str(exc).strip().splitlines() or [type(exc).__name__])[0]
                 traceback.print_exc(limit=2)
+            print(f"{MARK} end {i}", flush=True)
             log.write(f"{i}\t{case_id}\t{status}\n")
     return 0
 
