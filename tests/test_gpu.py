@@ -15,7 +15,7 @@ def test_cases_run_on_the_gpu_and_fp8_is_available_on_hopper():
                        dims={"N": kcheck.Dim(nominal=4096)}, dtypes=["fp8e4m3", "fp16"])
     report = kcheck.check(spec, tier="quick", large=False)
     assert report.passed, kcheck.format_report(report)
-    fp8 = [c for c in report.cases if c.case.precision == "fp8e4m3"]
+    fp8 = [c for c in report.cases if c.case.precision == "fp8e4m3" and c.case.axis != "large"]  # large: turned off
     if torch.cuda.get_device_capability() >= (8, 9):
         assert fp8 and all(c.status is Status.PASSED for c in fp8)
 
