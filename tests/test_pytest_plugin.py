@@ -31,3 +31,23 @@ def test_cases_are_selectable_by_id(pytester):
     result = pytester.runpytest("--kcheck-tier", "quick", "test_neg.py::spec::neg[N=1,fp32,randn,seed=0]",
                                 "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
+
+
+CRASHY = """
+import os, torch, kcheck
+def neg(x):
+    if x.shape[0] == 17:
+        os.abort()
+    return -x
+spec = kcheck.Spec(name="neg", kernel=neg, reference=torch.neg, inputs=[kcheck.Tensor("N")],
+                   dims={"N": kcheck.Dim(nominal=64, real=())})
+"""
+
+
+def test_isolated_cases_survive_a_crash(pytester):
+    pytester.makepyfile(test_crashy=CRASHY)
+    result = pytester.runpytest("--kcheck-isolate", "-p", "no:cacheprovider",
+                                "test_crashy.py::spec::neg[N=17,fp32,randn,seed=0]",
+                                "test_crashy.py::spec::neg[N=33,fp32,randn,seed=0]")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*crashed: killed by SIGABRT (signal 6)*"])
