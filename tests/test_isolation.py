@@ -12,7 +12,8 @@ BAD = {"crash_and_hang[N=17,fp32,randn,seed=0]": Status.CRASHED,
 
 def test_interpreter_crashes_and_a_hang_are_reported_and_nothing_else_is_lost():
     spec = importlib.import_module("isolation.crash_and_hang").spec
-    isolated = kcheck.check(spec, isolate=True, timeout=5, large=False)
+    # the interpreter's bounds checks would stop the wild store before it crashes: turn them off to crash for real
+    isolated = kcheck.check(spec, isolate=True, timeout=5, large=False, interpreter_checks=False)
     ids = [c.id for c in kcheck.matrix(spec, large=False)]
     assert [c.id for c in isolated.cases] == ids  # nothing lost, same order
     got = {c.id: c.status for c in isolated.cases}
@@ -22,7 +23,7 @@ def test_interpreter_crashes_and_a_hang_are_reported_and_nothing_else_is_lost():
     assert crashed.reasons[0].startswith("crashed: killed by SIGSEGV")
     hung = next(c for c in isolated.cases if c.status is Status.TIMEOUT)
     assert hung.reasons[0].startswith("did not finish within 5 s")
-    alone = kcheck.check(spec, large=False, cases=[i for i in ids if i not in BAD])
+    alone = kcheck.check(spec, large=False, cases=[i for i in ids if i not in BAD], interpreter_checks=False)
     assert {c.id: c.status for c in alone.cases} == {i: s for i, s in got.items() if i not in BAD}
     assert not isolated.passed and alone.passed
 
@@ -43,3 +44,10 @@ def test_timeout_must_be_positive():
     spec = kcheck.Spec(name="local", kernel=torch.neg, reference=torch.neg, inputs=[kcheck.Tensor("N")])
     with pytest.raises(kcheck.SpecError, match="timeout=0"):
         kcheck.check(spec, timeout=0)
+
+
+def test_with_interpreter_checks_the_wild_store_is_a_finding_not_a_crash():
+    spec = importlib.import_module("isolation.crash_and_hang").spec
+    res = kcheck.check(spec, cases="crash_and_hang[N=17,fp32,randn,seed=0]").cases[0]
+    assert res.status is Status.FAILED
+    assert res.findings and res.findings[0].kind == "out-of-bounds" and res.findings[0].direction == "write"

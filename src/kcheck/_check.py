@@ -17,6 +17,7 @@ from ._spec import Spec
 from .backends import framework, raw_kernel_problem
 from .cases import Case, build_matrix
 from .run import run_case
+from .run._execute import RunOptions
 from .run._isolate import Isolated, locate
 
 Progress = Callable[[Spec, Case, CaseResult | None], None]
@@ -55,7 +56,8 @@ def matrix(spec: Spec, *, tier: str = "default", dtypes: Sequence[str] | None = 
                   cases)
 
 
-def _spec_warnings(spec: Spec, kind: str, dev: DeviceInfo, results: list[CaseResult]) -> list[str]:
+def _spec_warnings(spec: Spec, kind: str, dev: DeviceInfo, results: list[CaseResult],
+                   options: RunOptions) -> list[str]:
     out = []
     ran = [r for r in results if r.status in (Status.PASSED, Status.FAILED)]
     if ran:
@@ -65,8 +67,13 @@ def _spec_warnings(spec: Spec, kind: str, dev: DeviceInfo, results: list[CaseRes
             out.append(f"weak check: a kernel returning {cand} would pass every case that ran; tighten rtol/atol "
                        "or add patterns whose answer differs from it")
     if kind == "triton" and dev.interpreter:
-        out.append("Triton kernels ran in Triton's interpreter (no GPU): races between programs and GPU-only "
-                   "compiler failures do not show here")
+        if options.interpreter_checks:
+            out.append(f"Triton kernels ran in Triton's interpreter (no GPU), every memory access checked and races "
+                       f"between programs looked for (program order: {options.order}); GPU-only compiler failures "
+                       "do not show here")
+        else:
+            out.append("Triton kernels ran in Triton's interpreter (no GPU) without kcheck's memory and race checks: "
+                       "out-of-bounds accesses and races between programs do not show here")
     nondet = [r for r in results if r.determinism is not None and not r.determinism.identical]
     if nondet:
         out.append(f"{len(nondet)} case(s) not deterministic run to run")
@@ -76,7 +83,7 @@ def _spec_warnings(spec: Spec, kind: str, dev: DeviceInfo, results: list[CaseRes
 def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequence[str] | None = None,
           patterns: Sequence[str] | None = None, seeds: int | None = None, large: bool = True,
           cases: str | Sequence[str] | None = None, progress: Progress | None = None, isolate: bool = False,
-          timeout: float = 60.0) -> Report:
+          timeout: float = 60.0, interpreter_checks: bool = True, order: str = "sequential") -> Report:
     """Check one Spec (or several) on every case of its matrix and return a Report.
 
     ``tier`` is "quick", "default" or "full"; ``dtypes``, ``patterns`` and ``seeds`` replace the Spec's own;
@@ -84,7 +91,13 @@ def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequenc
     or substring). ``progress(spec, case, result)`` is called before (result None) and after each case.
     ``isolate=True`` runs the cases in a worker process: a crash or a hang (``timeout`` seconds) costs that case
     only, reported ``crashed`` or ``timeout``, and a fresh worker runs the rest (the Spec must be module-level).
+    In Triton's interpreter, ``interpreter_checks`` checks every memory access against the launch's tensors and
+    finds races between programs (findings fail the case); ``order`` runs programs "sequential", "reversed" or
+    "random" (seeded by the case's seed), so a kernel that depends on program order fails as on a GPU.
     """
+    if order not in ("sequential", "reversed", "random"):
+        raise SpecError("order", order, "use 'sequential', 'reversed' or 'random'")
+    options = RunOptions(interpreter_checks, order)
     if not (isinstance(timeout, (int, float)) and timeout > 0):
         raise SpecError("timeout", timeout, "give a positive number of seconds")
     specs = [spec] if isinstance(spec, Spec) else list(spec)
@@ -107,11 +120,12 @@ def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequenc
             for case in todo:
                 if progress:
                     progress(sp, case, None)
-                res = worker.run(ref, case) if (worker is not None and ref is not None) else run_case(
-                    sp, case, dev, kind)
+                res = worker.run(ref, case, options) if (worker is not None and ref is not None) else run_case(
+                    sp, case, dev, kind, options)
                 results.append(res)
                 if progress:
                     progress(sp, case, res)
             reports.append(SpecReport(sp.name, kind, dev.describe(), results,
-                                      notes + _spec_warnings(sp, kind, dev, results), time.perf_counter() - t0))
+                                      notes + _spec_warnings(sp, kind, dev, results, options),
+                                      time.perf_counter() - t0))
     return Report(reports, dev.describe(), _versions())

@@ -23,14 +23,18 @@ class Access:
 @dataclass
 class Finding:
     tool: str  # memcheck | racecheck | synccheck | initcheck | interpreter
-    kind: str  # out-of-bounds | misaligned | race-RAW | race-WAR | race-WAW | divergent-barrier | uninitialized | ...
+    # out-of-bounds | misaligned | race-RAW | race-WAR | race-WAW (racecheck, shared memory) | race-WW | race-RW
+    # (interpreter, global memory between programs) | divergent-barrier | uninitialized | ...
+    kind: str
     severity: str  # error | warning
     message: str  # the tool's own one-line description
     kernel: str | None = None
     file: str | None = None
     line: int | None = None
     thread: tuple[int, int, int] | None = None
-    block: tuple[int, int, int] | None = None
+    block: tuple[int, int, int] | None = None  # CUDA block; in the interpreter, the Triton program id
+    lane: tuple[int, ...] | None = None  # interpreter: the first bad lane (index within the program's block)
+    tensor: str | None = None  # interpreter: the kernel argument the access came nearest to (or raced on)
     address: int | None = None
     size: int | None = None  # bytes accessed
     direction: str | None = None  # read | write | atomic
@@ -62,16 +66,27 @@ class Finding:
         if self.thread:
             who.append("thread ({},{},{})".format(*self.thread))
         if self.block:
-            who.append("block ({},{},{})".format(*self.block))
+            who.append(("program ({},{},{})" if self.tool == "interpreter" else "block ({},{},{})").format(*self.block))
+        if self.lane is not None:
+            who.append("lane " + ",".join(map(str, self.lane)))
         text = " ".join(parts) + (", " + " ".join(who) if who else "")
         if self.distance is not None and self.allocation_size is not None:
             side = "after" if self.distance >= 0 else "before"
-            text += f": {abs(self.distance)} bytes {side} an allocation of {self.allocation_size} bytes"
+            what = f"tensor '{self.tensor}'" if self.tensor else "an allocation"
+            text += f": {abs(self.distance)} bytes {side} {what} of {self.allocation_size} bytes"
+        if self.source is not None and self.destination is not None:
+            text += f"; {_access(self.source)} vs {_access(self.destination)}"
         if self.hazards:
             text += f" ({self.hazards} hazards)"
         if self.count > 1:
             text += f" (x{self.count})"
         return text
+
+
+def _access(a: Access) -> str:
+    where = f"line {a.line}" if a.line is not None else "?"
+    who = "program ({},{},{})".format(*a.block) if a.block else ""
+    return " ".join(x for x in (a.direction, "at", where, "by" if who else "", who) if x)
 
 
 def deduplicate(findings: list[Finding]) -> list[Finding]:

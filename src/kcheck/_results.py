@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._findings import Finding
 from .cases import Case
 from .compare import Comparison
 
@@ -71,6 +72,7 @@ class CaseResult:
     reasons: list[str] = field(default_factory=list)  # why it failed / errored / was skipped
     warnings: list[str] = field(default_factory=list)
     untrusted: str | None = None
+    findings: list[Finding] = field(default_factory=list)  # memory and race findings (interpreter checks)
     timing: Timing = field(default_factory=Timing)
 
     @property

@@ -163,6 +163,8 @@ class Spec:
     requires the kernel's error to be at most ``baseline_factor`` times that baseline's (FlashAttention's rule);
     pass a callable to use another same-precision baseline, or ``False`` to turn it off.
     ``rtol``/``atol`` override the table, per precision name or for all.
+    ``benign`` declares intended races between programs, left out by the interpreter's race check:
+    ``[("out", "write-write")]`` (an argument name and "write-write", "read-write" or "any"), or predicates.
     """
 
     name: str
@@ -182,6 +184,7 @@ class Spec:
     baseline: bool | Callable[..., Any] = True
     baseline_factor: float = 2.0
     seeds: int = 3
+    benign: Sequence[Any] = ()
     precisions: tuple[Precision, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

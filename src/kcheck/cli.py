@@ -43,6 +43,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="run cases in this process (faster start; a crash or hang then ends the whole run)")
     c.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per case (default 60)")
     c.add_argument("--show", type=int, default=3, metavar="N", help="failure messages shown per Spec (default 3)")
+    c.add_argument("--no-interpreter-checks", action="store_true",
+                   help="in Triton's interpreter, do not check memory accesses and races between programs")
+    c.add_argument("--order", choices=("sequential", "reversed", "random"), default="sequential",
+                   help="order in which the interpreter runs a launch's programs (default: sequential)")
     c.add_argument("--sanitize", action="store_true",
                    help="also run compute-sanitizer's four tools on each Spec's edge cases (GPU only)")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -126,7 +130,8 @@ def _check(args: argparse.Namespace) -> int:
     totals = {s.name: len(matrix(s, **kwargs)) for s in specs}
     with progress_display(console, totals if not args.quiet else {}) as callback:
         report: Report = check(specs, progress=None if args.quiet else callback,  # type: ignore[arg-type]
-                               isolate=not args.no_isolate, timeout=args.timeout, **kwargs)
+                               isolate=not args.no_isolate, timeout=args.timeout,
+                               interpreter_checks=not args.no_interpreter_checks, order=args.order, **kwargs)
     source = args.paths[0] if len(args.paths) == 1 else None
     print_report(console, report, source, limit=args.show)
     if args.json:

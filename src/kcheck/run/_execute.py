@@ -13,12 +13,14 @@ import time
 import traceback
 import warnings
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from .._device import DeviceInfo, interpreter_active
 from .._dtypes import PRECISIONS, ulp_spacing
+from .._findings import Finding, deduplicate
 from .._results import CaseResult, Determinism, PropertyOutcome, Status, Timing
 from .._spec import Spec, Tensor
 from ..backends import synchronize, untrusted_reason
@@ -66,12 +68,37 @@ def _quiet_interpreter() -> Iterator[None]:
         yield
 
 
-class _Kernel:
-    """Calls the Spec's kernel with poisoned outputs and accounts its time."""
+@dataclass(frozen=True)
+class RunOptions:
+    """How cases run. ``interpreter_checks``: in Triton's interpreter, check every load, store and atomic against
+    the launch's tensors and find races between programs (M7); ``order``: the order programs run in there
+    ("sequential", "reversed", "random")."""
 
-    def __init__(self, spec: Spec, case: Case, device: str) -> None:
+    interpreter_checks: bool = True
+    order: str = "sequential"
+
+
+class _Kernel:
+    """Calls the Spec's kernel with poisoned outputs, under the interpreter's checks when they apply, and accounts
+    its time and findings."""
+
+    def __init__(self, spec: Spec, case: Case, device: str, checks: RunOptions | None = None) -> None:
         self.spec, self.case, self.device = spec, case, device
         self.seconds = 0.0
+        self.checks = checks  # None: no interpreter checks (a GPU, a torch kernel, or turned off)
+        self.findings: list[Finding] = []
+
+    @contextlib.contextmanager
+    def _call(self) -> Iterator[None]:
+        with _quiet_interpreter():
+            if self.checks is None:
+                yield
+                return
+            from ..interpret import checked
+
+            with checked(order=self.checks.order, seed=self.case.seed, benign=self.spec.benign) as report:
+                yield
+            self.findings += report.findings
 
     def outputs(self, args: Sequence[Any]) -> tuple[list[torch.Tensor], list[torch.Tensor | None]]:
         """Run once; return the outputs and, per output, where it still holds poison (None if unknown)."""
@@ -85,7 +112,7 @@ class _Kernel:
                 buf = torch.empty(shape_of(t.dims, case.sizes), dtype=t.dtype or storage, device=self.device)
                 outs.append(buf.zero_() if t.pattern == "zeros" else poison_(buf))
             t0 = time.perf_counter()
-            with _quiet_interpreter():
+            with self._call():
                 spec.kernel(*args, *outs, **config)
             synchronize(self.device)
             self.seconds += time.perf_counter() - t0
@@ -93,7 +120,7 @@ class _Kernel:
                                                                                         strict=True)]
         else:
             t0 = time.perf_counter()
-            with PoisonAllocations(), _quiet_interpreter():
+            with PoisonAllocations(), self._call():
                 ret = spec.kernel(*args, **config)
             synchronize(self.device)
             self.seconds += time.perf_counter() - t0
@@ -143,7 +170,8 @@ def _names(spec: Spec) -> list[str]:
     return [getattr(inp, "name", None) or f"input {i}" for i, inp in enumerate(spec.inputs)]
 
 
-def run_case(spec: Spec, case: Case, device: DeviceInfo, framework: str) -> CaseResult:
+def run_case(spec: Spec, case: Case, device: DeviceInfo, framework: str,
+             options: RunOptions | None = None) -> CaseResult:
     """Run ``case`` of ``spec`` on ``device`` and judge it. Never raises for the kernel's faults."""
     t_start = time.perf_counter()
     timing = Timing()
@@ -156,13 +184,14 @@ def run_case(spec: Spec, case: Case, device: DeviceInfo, framework: str) -> Case
         result.status, result.reasons = Status.SKIPPED, [case_skip]
         return result
     try:
-        _run(spec, case, device, framework, result)
+        _run(spec, case, device, framework, result, options or RunOptions())
     finally:
         timing.total = time.perf_counter() - t_start
     return result
 
 
-def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: CaseResult) -> None:
+def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: CaseResult,
+         options: RunOptions) -> None:
     dev = device.device
     timing = result.timing
     try:
@@ -192,11 +221,13 @@ def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: Cas
                 and not getattr(spec.inputs[i], "mutated", False)}
     pristine = {i: a.clone() for i, a in enumerate(args) if getattr(spec.inputs[i], "mutated", False)
                 and isinstance(a, torch.Tensor)}
-    kernel = _Kernel(spec, case, dev)
+    checks = options if (options.interpreter_checks and framework == "triton" and device.interpreter) else None
+    kernel = _Kernel(spec, case, dev, checks)
     try:
         outs, masks = kernel.outputs(args)
     except Exception as exc:
         timing.kernel = kernel.seconds
+        result.findings = deduplicate(kernel.findings)
         result.status, result.reasons = Status.ERROR, [f"the kernel raised {_short_traceback(exc)}"]
         _maybe_untrust(result, framework, case, device)
         return
@@ -242,6 +273,7 @@ def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: Cas
     if case.properties and spec.properties:
         _properties(spec, case, kernel, args, n, result)
     timing.kernel = kernel.seconds
+    result.findings = deduplicate(kernel.findings)
     _judge(result)
     if result.status is Status.FAILED:
         _maybe_untrust(result, framework, case, device)
@@ -298,7 +330,7 @@ def _properties(spec: Spec, case: Case, kernel: _Kernel, args: list[Any], n: int
 
 
 def _judge(result: CaseResult) -> None:
-    reasons = []
+    reasons = [f.describe() for f in result.findings]
     for cmp in result.comparisons:
         reasons += [f"{cmp.output}: {r}" for r in cmp.reasons]
     if result.mutated_inputs:

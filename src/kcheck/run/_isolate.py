@@ -29,6 +29,7 @@ from typing import Any
 from .._results import CaseResult, Status
 from .._spec import Spec
 from ..cases import Case
+from ._execute import RunOptions
 
 
 @dataclass(frozen=True)
@@ -95,10 +96,10 @@ def _serve(conn: Connection, stderr_path: str) -> None:
             return
         if msg is None:
             return
-        ref, case = msg
+        ref, case, options = msg
         try:
             spec = _find_spec(ref)
-            result = run_case(spec, case, device, framework(spec.kernel))
+            result = run_case(spec, case, device, framework(spec.kernel), options)
         except Exception:
             conn.send(("error", traceback.format_exc(limit=3)))
             continue
@@ -152,13 +153,13 @@ class Isolated:
             return ""
         return " | ".join(text[-lines:])
 
-    def run(self, ref: SpecRef, case: Case) -> CaseResult:
+    def run(self, ref: SpecRef, case: Case, options: RunOptions | None = None) -> CaseResult:
         if self._proc is None or not self._proc.is_alive():
             self._stop()
             self._start()
         assert self._conn is not None
         t0 = time.perf_counter()
-        self._conn.send((ref, case))
+        self._conn.send((ref, case, options))
         if not self._conn.poll(self.timeout):
             self._stop(kill=True)
             return _synthetic(case, Status.TIMEOUT, f"did not finish within {self.timeout:g} s (the worker was "
