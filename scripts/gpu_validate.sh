@@ -11,7 +11,7 @@ export PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
 $py -m pip install -q --no-deps --no-build-isolation -e . >"$out/steps.log" 2>&1 || { cat "$out/steps.log"; exit 2; }
 summary=()
-steps=${STEPS:-"examples seeds zoo sanitize pytest bench"}
+steps=${STEPS:-"examples seeds zoo sanitize isolation pytest bench"}
 want() { [[ " $steps " == *" $1 "* ]]; }
 step() {  # step NAME EXPECTED_RC COMMAND...: run, log to $out/NAME.log, record the outcome
   local name=$1 want=$2; shift 2
@@ -59,6 +59,11 @@ if want sanitize; then
   step sanitize_cuda_divergent 1 $py -m kcheck.cli sanitize tests/sanitize_kernels/cuda_divergent_barrier.py --tool synccheck
   step sanitize_cost 0 $py benchmarks/sanitize_cost.py examples/softmax.py --sample 2
   step isolation_cost 0 $py benchmarks/isolation_cost.py examples --tier quick
+fi
+if want isolation; then
+  echo "== isolation: an illegal address in one case (sticky CUDA error) is reported crashed; the rest pass"
+  step isolation_illegal_address 1 $py -m kcheck.cli check tests/isolation/gpu_illegal_address.py -q \
+    --no-large --case '*N=33,*' --case '*N=129,*' --case '*N=1024,*' --show 3
 fi
 if want pytest; then
   echo "== the test suite on the GPU, GPU-marked tests included"
