@@ -485,3 +485,22 @@ def test_reversed_program_order_exposes_an_order_dependent_kernel():
     rev = kcheck.check(spec, cases=case, interpreter_checks=True, order="reversed").cases[0]
     assert rev.status is kcheck.Status.FAILED and rev.comparisons[0].mismatches > 0
     assert any(f.kind == "race-RW" for f in rev.findings)
+
+
+def test_check_refuses_at_once_on_an_interpreter_it_cannot_patch(monkeypatch):
+    import pytest
+    import torch
+    from interpret_kernels.unmasked_tail import add as add_unmasked
+
+    import kcheck
+    from kcheck.interpret import InterpreterMismatch
+
+    def broken():
+        raise InterpreterMismatch("cannot check kernels in triton 9.9's interpreter: create_masked_load changed")
+
+    monkeypatch.setattr("kcheck.interpret.internals", broken)
+    spec = kcheck.Spec(name="t", kernel=add_unmasked, reference=torch.add,
+                       inputs=[kcheck.Tensor("N"), kcheck.Tensor("N")], dtypes=["fp32"])
+    with pytest.raises(kcheck.EnvironmentProblem, match=r"triton 9\.9.*--no-interpreter-checks"):
+        kcheck.check(spec, tier="quick")
+    assert kcheck.check(spec, cases="t[N=128,fp32,randn,seed=0]", interpreter_checks=False).cases

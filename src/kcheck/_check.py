@@ -11,7 +11,7 @@ from importlib.metadata import PackageNotFoundError, version
 import torch
 
 from ._device import DeviceInfo, detect
-from ._errors import SpecError
+from ._errors import EnvironmentProblem, SpecError
 from ._results import CaseResult, Report, SpecReport, Status
 from ._spec import Spec
 from .backends import framework, raw_kernel_problem
@@ -80,6 +80,23 @@ def _spec_warnings(spec: Spec, kind: str, dev: DeviceInfo, results: list[CaseRes
     return out
 
 
+def _require_interpreter_internals(specs: Sequence[Spec], options: RunOptions) -> None:
+    """Refuse at once, with the fix, when the interpreter checks are asked for on a Triton whose interpreter
+    internals kcheck cannot patch (rather than failing every case with the same error)."""
+    from ._device import interpreter_active
+
+    if not (options.interpreter_checks and interpreter_active() and any(framework(s.kernel) == "triton"
+                                                                         for s in specs)):
+        return
+    from .interpret import InterpreterMismatch, internals
+
+    try:
+        internals()
+    except InterpreterMismatch as exc:
+        raise EnvironmentProblem(f"{exc}. Fix: install triton 3.6 or 3.7, or pass interpreter_checks=False "
+                                 "(CLI: --no-interpreter-checks) to run without the memory and race checks") from exc
+
+
 def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequence[str] | None = None,
           patterns: Sequence[str] | None = None, seeds: int | None = None, large: bool = True,
           cases: str | Sequence[str] | None = None, progress: Progress | None = None, isolate: bool = False,
@@ -101,6 +118,7 @@ def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequenc
     if not (isinstance(timeout, (int, float)) and timeout > 0):
         raise SpecError("timeout", timeout, "give a positive number of seconds")
     specs = [spec] if isinstance(spec, Spec) else list(spec)
+    _require_interpreter_internals(specs, options)
     dev = detect()
     plans = [(sp, matrix(sp, tier=tier, dtypes=dtypes, patterns=patterns, seeds=seeds, large=large, cases=cases,
                          device=dev)) for sp in specs]
