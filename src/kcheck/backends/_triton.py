@@ -91,3 +91,84 @@ def interpreter_bf16_problem() -> str | None:
         return f"Triton {triton.__version__}'s interpreter computes bf16 wrongly ({'; '.join(problems)})"
     except Exception as exc:  # a probe that cannot run proves nothing either way: say so
         return f"the interpreter's bf16 probe could not run ({type(exc).__name__}: {exc})"
+
+
+_DTYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64", "int8": "i8", "int16": "i16",
+           "int32": "i32", "int64": "i64", "uint8": "u8", "bool": "i1", "float8_e4m3fn": "fp8e4nv",
+           "float8_e5m2": "fp8e5"}
+
+
+def capture_launches(launch: Any) -> list[tuple[Any, dict[str, Any], dict[str, Any]]]:
+    """Run ``launch()`` in Triton's interpreter and return every kernel it launched: (kernel function, arguments by
+    name, launch options such as num_warps)."""
+    from triton.runtime import interpreter  # type: ignore[import-untyped]
+
+    seen: list[tuple[Any, dict[str, Any], dict[str, Any]]] = []
+    original = interpreter.InterpretedFunction.run
+
+    def run(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
+        options = {k: kwargs[k] for k in ("num_warps", "num_stages", "num_ctas") if k in kwargs}
+        named = dict(zip(self.arg_names, args, strict=False))
+        named.update({k: v for k, v in kwargs.items() if k in self.arg_names})
+        seen.append((self.fn, named, options))
+        return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+
+    interpreter.InterpretedFunction.run = run
+    try:
+        launch()
+    finally:
+        interpreter.InterpretedFunction.run = original
+    return seen
+
+
+def signature_of(fn: Any, args: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
+    """Triton's signature and constexpr values for one launch, from the arguments it was given."""
+    import inspect
+
+    params = inspect.signature(getattr(fn, "fn", fn)).parameters
+    annotations = getattr(getattr(fn, "fn", fn), "__annotations__", {})
+    signature: dict[str, str] = {}
+    constexprs: dict[str, Any] = {}
+    for name in params:
+        value = args.get(name)
+        if "constexpr" in str(annotations.get(name, "")):
+            signature[name], constexprs[name] = "constexpr", value
+        elif hasattr(value, "dtype") and hasattr(value, "data_ptr"):
+            signature[name] = "*" + _DTYPES[str(value.dtype).removeprefix("torch.")]
+        elif isinstance(value, bool):
+            signature[name] = "i1"
+        elif isinstance(value, int):
+            signature[name] = "i32" if -(2**31) <= value < 2**31 else "i64"
+        elif isinstance(value, float):
+            signature[name] = "fp32"
+        else:
+            signature[name], constexprs[name] = "constexpr", value
+    return signature, constexprs
+
+
+def compile_resources(fn: Any, args: dict[str, Any], options: dict[str, Any], arch: int = 90) -> Any:
+    """Compile one launch of a Triton kernel for sm_``arch`` without a GPU and read ptxas's resource report.
+
+    Runs in a fresh process without ``TRITON_INTERPRET`` (the interpreter patches ``triton.language`` and the
+    compiler cannot run beside it): the kernel's module is imported there, compiled with Triton's own toolchain,
+    and Triton's ptxas reports registers, spills and stack (``-v``); shared memory is the compiled kernel's.
+    """
+    import inspect
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from .._resources import Resources
+
+    raw = getattr(fn, "fn", fn)
+    signature, constexprs = signature_of(fn, args)
+    job = {"file": inspect.getsourcefile(raw), "name": raw.__name__, "signature": signature,
+           "constexprs": constexprs, "options": options, "arch": arch}
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    out = subprocess.run([sys.executable, "-m", "kcheck.backends._triton_compile", json.dumps(job)], env=env,
+                         capture_output=True, text=True, timeout=300)
+    if out.returncode != 0:
+        tail = (out.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"compiling {raw.__name__} for sm_{arch} failed: {tail}")
+    return Resources(**json.loads(out.stdout.strip().splitlines()[-1]))
