@@ -60,3 +60,30 @@ def test_triton_kernels_compile_for_sm90_without_a_gpu():
     r = res[0]
     assert r.kernel == "softmax_kernel" and r.arch.startswith("sm_90") and 0 < r.registers <= 255
     assert "triton" in r.source
+
+
+def test_cuda_examples_skip_on_the_cpu_with_their_resources():
+    import importlib
+
+    import kcheck
+    from kcheck.backends import framework
+
+    spec = importlib.import_module("cuda_block_reduce").spec
+    assert framework(spec.kernel) == "cuda"
+    report = kcheck.check(spec, tier="quick", resources=True)
+    if kcheck._device.detect().is_gpu:
+        pytest.skip("on a GPU the cases run (scripts/gpu_validate.sh)")
+    assert report.passed and all(c.status is kcheck.Status.SKIPPED for c in report.cases)
+    assert "CUDA C kernels run on a GPU only" in report.cases[0].reasons[0]
+    if shutil.which("nvcc"):
+        (r,) = report.specs[0].resources
+        assert r.kernel == "row_sum" and r.shared_bytes == 1024 and r.registers > 0
+
+
+def test_cuda_kernel_arguments_are_checked():
+    import kcheck
+
+    with pytest.raises(kcheck.SpecError, match="give the kernel's C identifier"):
+        kcheck.CudaKernel("__global__ void f(){}", "not a name", grid=(1,), block=(1,))
+    with pytest.raises(kcheck.SpecError, match=r"CudaKernel\(source\)='missing\.cu'"):
+        kcheck.CudaKernel("missing.cu", "f", grid=(1,), block=(1,))

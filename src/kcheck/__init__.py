@@ -14,6 +14,7 @@ from ._dtypes import PRECISIONS
 from ._errors import EnvironmentProblem, KcheckError, SpecError
 from ._results import CaseResult, Report, SpecReport, Status
 from ._spec import Custom, Dim, Index, Scalar, Spec, Tensor
+from .backends import CudaKernel
 from .cases import Case, CaseContext
 from .properties import Property, PropertyContext
 from .report import format_case, format_report
@@ -23,6 +24,7 @@ __all__ = [
     "Case",
     "CaseContext",
     "CaseResult",
+    "CudaKernel",
     "Custom",
     "Dim",
     "EnvironmentProblem",

@@ -12,6 +12,7 @@ import torch
 
 from ._device import DeviceInfo, detect
 from ._errors import EnvironmentProblem, SpecError
+from ._resources import Resources, spec_resources
 from ._results import CaseResult, Report, SpecReport, Status
 from ._spec import Spec
 from .backends import framework, raw_kernel_problem
@@ -100,7 +101,8 @@ def _require_interpreter_internals(specs: Sequence[Spec], options: RunOptions) -
 def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequence[str] | None = None,
           patterns: Sequence[str] | None = None, seeds: int | None = None, large: bool = True,
           cases: str | Sequence[str] | None = None, progress: Progress | None = None, isolate: bool = False,
-          timeout: float = 60.0, interpreter_checks: bool = True, order: str = "sequential") -> Report:
+          timeout: float = 60.0, interpreter_checks: bool = True, order: str = "sequential",
+          resources: bool = False) -> Report:
     """Check one Spec (or several) on every case of its matrix and return a Report.
 
     ``tier`` is "quick", "default" or "full"; ``dtypes``, ``patterns`` and ``seeds`` replace the Spec's own;
@@ -111,6 +113,8 @@ def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequenc
     In Triton's interpreter, ``interpreter_checks`` checks every memory access against the launch's tensors and
     finds races between programs (findings fail the case); ``order`` runs programs "sequential", "reversed" or
     "random" (seeded by the case's seed), so a kernel that depends on program order fails as on a GPU.
+    ``resources=True`` compiles each kernel for sm_90 (no GPU needed: Triton kernels learned from one interpreted
+    launch, CUDA C through nvcc) and reports registers, spills, shared memory and stack, warning on spills.
     """
     if order not in ("sequential", "reversed", "random"):
         raise SpecError("order", order, "use 'sequential', 'reversed' or 'random'")
@@ -143,7 +147,14 @@ def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequenc
                 results.append(res)
                 if progress:
                     progress(sp, case, res)
+            found: list[Resources] = []
+            if resources:
+                try:
+                    found = spec_resources(sp)
+                except Exception as exc:  # a kernel the compiler rejects is a finding, not a lost run
+                    notes.append(f"compiling for sm_90 failed: {type(exc).__name__}: {exc}")
+                notes += [w for r in found if (w := r.warning())]
             reports.append(SpecReport(sp.name, kind, dev.describe(), results,
                                       notes + _spec_warnings(sp, kind, dev, results, options),
-                                      time.perf_counter() - t0))
+                                      time.perf_counter() - t0, found))
     return Report(reports, dev.describe(), _versions())

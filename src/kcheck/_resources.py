@@ -71,11 +71,14 @@ def spec_resources(spec: object, arch: int = 90) -> list[Resources]:
     without a GPU (the launch runs once in Triton's interpreter to learn the kernels and their arguments)."""
     from ._check import matrix
     from ._device import interpreter_active
-    from .backends import framework
+    from .backends import framework, uses_cuda
     from .backends._triton import capture_launches, compile_resources
     from .cases import make_args
 
-    if framework(getattr(spec, "kernel", None)) != "triton" or not interpreter_active():
+    kind = framework(getattr(spec, "kernel", None))
+    if kind == "cuda":
+        return [r for k in uses_cuda(spec.kernel) for r in k.resources(arch)]  # type: ignore[attr-defined]
+    if kind != "triton" or not interpreter_active():
         return []
     case = next(c for c in matrix(spec) if c.axis == "size" and c.skip is None)  # type: ignore[arg-type]
     args = make_args(spec, case, "cpu")  # type: ignore[arg-type]

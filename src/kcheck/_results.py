@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._findings import Finding
+from ._resources import Resources
 from .cases import Case
 from .compare import Comparison
 
@@ -92,6 +93,7 @@ class SpecReport:
     cases: list[CaseResult]
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    resources: list[Resources] = field(default_factory=list)  # per kernel, compiled for sm_90 (M16)
 
     @property
     def passed(self) -> bool:

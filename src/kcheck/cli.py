@@ -47,6 +47,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="in Triton's interpreter, do not check memory accesses and races between programs")
     c.add_argument("--order", choices=("sequential", "reversed", "random"), default="sequential",
                    help="order in which the interpreter runs a launch's programs (default: sequential)")
+    c.add_argument("--no-resources", action="store_true",
+                   help="do not compile the kernels for sm_90 to report registers, spills and shared memory")
     c.add_argument("--sanitize", action="store_true",
                    help="also run compute-sanitizer's four tools on each Spec's edge cases (GPU only)")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -131,7 +133,8 @@ def _check(args: argparse.Namespace) -> int:
     with progress_display(console, totals if not args.quiet else {}) as callback:
         report: Report = check(specs, progress=None if args.quiet else callback,  # type: ignore[arg-type]
                                isolate=not args.no_isolate, timeout=args.timeout,
-                               interpreter_checks=not args.no_interpreter_checks, order=args.order, **kwargs)
+                               interpreter_checks=not args.no_interpreter_checks, order=args.order,
+                               resources=not args.no_resources, **kwargs)
     source = args.paths[0] if len(args.paths) == 1 else None
     print_report(console, report, source, limit=args.show)
     if args.json:

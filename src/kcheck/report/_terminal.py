@@ -56,8 +56,25 @@ def summary_table(report: Report) -> Table:
     return table
 
 
+def resources_table(report: Report) -> Table | None:
+    rows = [(s.name, r) for s in report.specs for r in s.resources]
+    if not rows:
+        return None
+    table = Table(title="resources per kernel (compiled for the target shown; no GPU needed)", title_justify="left")
+    for col in ("spec", "kernel", "target", "registers", "spill st/ld B", "shared B", "stack B", "from"):
+        table.add_column(col, no_wrap=True)
+    for name, r in rows:
+        spill = f"{r.spill_stores}/{r.spill_loads}"
+        table.add_row(name, r.kernel, r.arch, str(r.registers), f"[red]{spill}[/]" if r.spills else spill,
+                      str(r.shared_bytes), str(r.stack_bytes), r.source)
+    return table
+
+
 def print_report(console: Console, report: Report, source: str | None = None, *, limit: int = 3) -> None:
     console.print(summary_table(report))
+    resources = resources_table(report)
+    if resources is not None:
+        console.print(resources)
     for s in report.specs:
         for w in s.warnings:
             console.print(f"[yellow]warning[/] {s.name}: {w}", highlight=False)

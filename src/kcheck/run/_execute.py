@@ -180,6 +180,8 @@ def run_case(spec: Spec, case: Case, device: DeviceInfo, framework: str,
         case_skip = problem
     else:
         case_skip = case.skip
+    if not case_skip and framework == "cuda" and not device.is_gpu:
+        case_skip = "CUDA C kernels run on a GPU only; here their source is compiled for sm_90 and checked"
     if case_skip:
         result.status, result.reasons = Status.SKIPPED, [case_skip]
         return result
