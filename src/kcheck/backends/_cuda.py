@@ -97,5 +97,5 @@ def cuda_resources(source: str, arch: int = 90, name: str = "kernel.cu") -> list
         raise RuntimeError(f"nvcc failed for sm_{arch}: {tail}")
     found = parse_ptxas(out.stdout + out.stderr)
     for r in found:
-        r.source = f"nvcc -arch=sm_{arch} -Xptxas -v"
+        r.source = "nvcc -Xptxas -v"
     return found

@@ -47,7 +47,7 @@ def main(job_text: str) -> int:
     res = found[0]
     res.kernel = job["name"]
     res.shared_bytes = max(res.shared_bytes, int(getattr(kernel.metadata, "shared", 0) or 0))
-    res.source = f"triton {triton.__version__} for sm_{arch}, its ptxas -v"
+    res.source = f"triton {triton.__version__} ptxas -v"
     print(json.dumps(dataclasses.asdict(res)))
     return 0
 
