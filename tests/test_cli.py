@@ -64,3 +64,15 @@ def test_bad_arguments_name_the_fix(files, capsys):
     assert main(["check", str(files / "good.py"), "-q", "--dtypes", "fp33"]) == ExitCode.USAGE
     assert "dtypes='fp33'" in capsys.readouterr().err
     assert main(["check", str(files / "nope.py")]) == ExitCode.USAGE
+
+
+def test_lint_exit_codes(capsys):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    assert main(["lint", str(root / "examples")]) == ExitCode.OK
+    assert "no findings" in capsys.readouterr().out
+    assert main(["lint", str(root / "tests" / "zoo_kernels" / "missing_tail_mask.py")]) == ExitCode.FAILED
+    assert "missing_tail_mask.py:26: error: [triton-unmasked-access]" in capsys.readouterr().out
+    assert main(["lint", str(root / "tests" / "zoo_kernels" / "int32_overflow.py"), "--errors-only"]) == ExitCode.OK
+    assert main(["lint", "no/such/path"]) == ExitCode.USAGE

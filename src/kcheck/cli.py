@@ -60,7 +60,39 @@ def _parser() -> argparse.ArgumentParser:
     z.add_argument("--case", action="append", metavar="ID", help="sanitize these cases instead of the edge cases")
     z.add_argument("--timeout", type=float, default=600.0, metavar="S", help="seconds per sanitized process")
     z.add_argument("--json", metavar="OUT", help="write the findings as JSON to OUT")
+    lint = sub.add_parser("lint", help="static checks of CUDA C and Triton sources: int32 index overflow, unmasked "
+                          "accesses, divergent barriers (no GPU, nothing imported)")
+    lint.add_argument("paths", nargs="+", metavar="PATH", help="a .py/.cu/.cuh/.cpp/.h file or a folder (recursive)")
+    lint.add_argument("--json", metavar="OUT", help="write the findings as JSON to OUT")
+    lint.add_argument("--errors-only", action="store_true", help="exit 0 when every finding is a warning")
     return p
+
+
+def _lint(args: argparse.Namespace) -> int:
+    from ._results import to_jsonable
+    from .lint import format_findings, lint_path
+
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        print(f"kcheck: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return ExitCode.USAGE
+    findings = [f for p in args.paths for f in lint_path(p)]
+    print(format_findings(findings))
+    if args.json:
+        Path(args.json).write_text(json.dumps([to_jsonable(f) for f in findings], indent=1))
+    failing = [f for f in findings if f.severity == "error" or not args.errors_only]
+    return ExitCode.FAILED if failing else ExitCode.OK
+
+
+def _print_lint(console: Console, paths: Sequence[str]) -> None:
+    """``check`` shows the static checks' findings on the same files (they do not change its exit code)."""
+    from .lint import format_finding, lint_path
+
+    findings = [f for p in paths for f in lint_path(p)]
+    if findings:
+        console.print(f"[yellow]static checks[/]: {len(findings)} finding(s) (kcheck lint for the exit code)")
+        for f in findings:
+            console.print("  " + format_finding(f), markup=False, highlight=False, soft_wrap=True)
 
 
 def _console() -> Console:
@@ -137,6 +169,7 @@ def _check(args: argparse.Namespace) -> int:
                                resources=not args.no_resources, **kwargs)
     source = args.paths[0] if len(args.paths) == 1 else None
     print_report(console, report, source, limit=args.show)
+    _print_lint(console, args.paths)
     if args.json:
         Path(args.json).write_text(json.dumps(report.to_dict(), indent=1))
         console.print(f"JSON report: {args.json}")
@@ -159,6 +192,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args)
         if args.command == "sanitize":
             return _sanitize(args)
+        if args.command == "lint":
+            return _lint(args)
     except SpecError as exc:
         print(f"kcheck: bad input: {exc}", file=sys.stderr)
         return ExitCode.USAGE

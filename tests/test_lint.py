@@ -1,0 +1,175 @@
+"""kcheck.lint: static checks of CUDA C and Triton sources (issue 4 item 4, MISSION M11).
+
+The cases in tests/lint_cases mark each line that must be reported with ``EXPECT: <kind> [severity]``; every other
+line of those files must stay quiet (the negatives: casts, size_t, constexpr-only products, masked accesses, barriers
+under uniform branches). The planted bugs of the zoo, the interpreter and sanitizer kernels and the compute-sanitizer
+fixtures are found at their lines; the correct examples give no finding at all.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from kcheck._findings import Finding
+from kcheck.lint import KINDS, format_finding, format_findings, lint_path, lint_source
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+CASES = TESTS / "lint_cases"
+EXPECT = re.compile(r"EXPECT: ([\w-]+)(?: (error|warning))?")
+
+
+def _expected(path: Path) -> set[tuple[int, str]]:
+    return {(i, m.group(1)) for i, line in enumerate(path.read_text().splitlines(), 1)
+            if (m := EXPECT.search(line))}
+
+
+def _severities(path: Path) -> dict[tuple[int, str], str]:
+    return {(i, m.group(1)): m.group(2) for i, line in enumerate(path.read_text().splitlines(), 1)
+            if (m := EXPECT.search(line)) and m.group(2)}
+
+
+def _got(findings: list[Finding]) -> set[tuple[int, str]]:
+    return {(f.line or 0, f.kind) for f in findings}
+
+
+def _bug_lines(path: Path, marker: str = "BUG") -> list[int]:
+    return [i for i, line in enumerate(path.read_text().splitlines(), 1) if marker in line]
+
+
+@pytest.mark.parametrize("name", ["overflow.cu", "barriers.cu", "triton_overflow.py", "triton_masks.py",
+                                  "cuda_in_string.py"])
+def test_cases_exact_lines(name: str) -> None:
+    path = CASES / name
+    findings = lint_path(path)
+    assert _got(findings) == _expected(path), "\n" + format_findings(findings)
+    for f in findings:
+        assert f.tool == "lint" and f.kind in KINDS and f.severity in ("error", "warning")
+        assert f.file == str(path) and f.kernel and f.message
+        want = _severities(path).get((f.line or 0, f.kind))
+        assert want is None or f.severity == want, format_finding(f)
+
+
+def test_overflow_message_names_the_declaration_and_the_fix() -> None:
+    path = CASES / "overflow.cu"
+    (f,) = [f for f in lint_path(path) if f.line == 12]
+    assert f.kernel == "rows_int" and f.severity == "error"
+    assert "`idx * n`" in f.message and "declared at line 9" in f.message and "(int64_t)idx * n" in f.message
+
+
+def test_barrier_message_names_the_condition() -> None:
+    (f, *_) = [f for f in lint_path(CASES / "barriers.cu") if f.kernel == "branch_on_thread"]
+    assert f.line == 9 and "`t < 32` (line 7)" in f.message
+
+
+def test_triton_messages_name_the_product_and_the_cast() -> None:
+    findings = {f.line: f for f in lint_path(CASES / "triton_overflow.py")}
+    assert "`row * stride_row`" in findings[12].message and "row.to(tl.int64) * stride_row" in findings[12].message
+    assert findings[30].severity == "warning" and "pid.to(tl.int64) * BLOCK" in findings[30].message
+
+
+def test_zoo_planted_bugs() -> None:
+    zoo = TESTS / "zoo_kernels"
+    (f,) = lint_path(zoo / "int32_overflow.py")
+    assert (f.kind, f.line, f.severity, f.kernel) == ("triton-pid-stride-int32", 20, "warning", "add_kernel_i32")
+    (f,) = lint_path(zoo / "missing_tail_mask.py")
+    assert (f.kind, f.line, f.severity, f.kernel) == ("triton-unmasked-access", 26, "error", "row_sum_kernel")
+    others = [f for f in lint_path(zoo) if Path(f.file or "").name not in ("int32_overflow.py", "missing_tail_mask.py")]
+    assert others == [], format_findings(others)
+
+
+@pytest.mark.parametrize("name", ["store_past_end.py", "unmasked_tail.py"])
+def test_interpreter_kernels_unmasked(name: str) -> None:
+    path = TESTS / "interpret_kernels" / name
+    lines = sorted(f.line or 0 for f in lint_path(path) if f.kind == "triton-unmasked-access")
+    assert lines == _bug_lines(path)
+
+
+def test_sanitizer_kernels() -> None:
+    kernels = TESTS / "sanitize_kernels"
+    path = kernels / "cuda_divergent_barrier.py"
+    assert _got(lint_path(path)) == {(line, "divergent-barrier") for line in _bug_lines(path)}
+    path = kernels / "triton_oob_load.py"
+    assert _got(lint_path(path)) == {(line, "triton-unmasked-access") for line in _bug_lines(path)}
+    for name in ("cuda_missing_sync.py", "triton_uninit.py"):
+        assert lint_path(kernels / name) == []
+
+
+def test_compute_sanitizer_fixtures() -> None:
+    fix = TESTS / "fixtures" / "compute-sanitizer"
+    assert _got(lint_path(fix / "bugs.cu")) == {(5, "divergent-barrier")}
+    assert _got(lint_path(fix / "bugs2.cu")) == {(3, "divergent-barrier"), (4, "divergent-barrier")}
+    assert lint_path(fix / "clean.cu") == []
+
+
+def test_examples_are_clean() -> None:
+    findings = lint_path(ROOT / "examples")
+    assert findings == [], format_findings(findings)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name)
+def test_examples_are_clean_because_of_their_casts(path: Path) -> None:
+    """Not a vacuous pass: without their int64 casts, every example is flagged."""
+    text = path.read_text()
+    if "__global__" in text:
+        kind, text = "int32-index-overflow", text.replace("(size_t)", "").replace("(int64_t)", "")
+    else:
+        kind, text = "triton-pid-stride-int32", text.replace(".to(tl.int64)", "")
+    assert kind in {f.kind for f in lint_source(text, path)}
+
+
+def test_unparsable_python_is_a_warning_not_an_exception(tmp_path: Path) -> None:
+    (f,) = lint_source("@triton.jit\ndef k(x_ptr:\n    pass\n", "broken.py")
+    assert (f.kind, f.severity, f.file, f.tool) == ("unparsable", "warning", "broken.py", "lint")
+    assert f.line is not None and "no static check ran" in f.message
+    (tmp_path / "broken.py").write_text("def (:\n")
+    (tmp_path / "ok.cu").write_text("__global__ void k(float* a) { a[threadIdx.x] = 0.f; }\n")
+    assert [(Path(f.file or "").name, f.kind) for f in lint_path(tmp_path)] == [("broken.py", "unparsable")]
+
+
+def test_garbage_cuda_never_raises() -> None:
+    for text in ("", "}}}{{{", "__global__ void k( { if (threadIdx.x) __syncthreads(); ",
+                 "int main() { k<<<1, 32>>>(a); return 0; }", "#define X(a) a[blockIdx.x * n]\n" * 3,
+                 "__global__ void k(int n) { int i = blockIdx.x; auto f = [&](int j) { return i * n + j; }; }"):
+        assert isinstance(lint_source(text, "x.cu"), list)
+
+
+def test_folder_walk_skips_hidden_and_caches(tmp_path: Path) -> None:
+    bad = "__global__ void k(float* s) { if (threadIdx.x < 2) { __syncthreads(); } }\n"
+    for sub in (".hidden", "__pycache__", ".venv", "src"):
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "k.cu").write_text(bad)
+    (tmp_path / "src" / "notes.txt").write_text(bad)
+    assert [Path(f.file or "").parent.name for f in lint_path(tmp_path)] == ["src"]
+
+
+def test_language_from_suffix_or_argument() -> None:
+    src = "__global__ void k(float* s) { if (threadIdx.x < 2) { __syncthreads(); } }\n"
+    assert [f.kind for f in lint_source(src, "k.cuh")] == ["divergent-barrier"]
+    assert [f.kind for f in lint_source(src, "k.txt", language="cuda")] == ["divergent-barrier"]
+    with pytest.raises(ValueError, match="language"):
+        lint_source(src, "k.txt")
+
+
+def test_jit_spellings() -> None:
+    body = ("    pid = tl.program_id(0)\n    offs = pid * stride + tl.arange(0, BLOCK)\n"
+            "    tl.store(x_ptr + offs, 0.0, mask=offs < n)\n")
+    sig = "def k(x_ptr, stride, n, BLOCK: tl.constexpr):\n"
+    for head in ("import triton\nimport triton.language as tl\n@triton.jit\n",
+                 "from triton import jit\nimport triton.language as tl\n@jit\n",
+                 "import triton\nimport triton.language as tl\n@triton.autotune(configs=[], key=[])\n@triton.jit\n",
+                 "import triton\nfrom triton import language as tl\n@triton.jit(do_not_specialize=['n'])\n"):
+        src = head + sig + body
+        line = src.splitlines().index("    offs = pid * stride + tl.arange(0, BLOCK)") + 1
+        assert _got(lint_source(src, "k.py")) == {(line, "triton-pid-stride-int32")}, head
+    assert lint_source("import triton.language as tl\n" + sig + body, "plain.py") == []  # not a kernel
+
+
+def test_format() -> None:
+    f = Finding(tool="lint", kind="divergent-barrier", severity="error", message="m", kernel="k", file="a.cu", line=3)
+    assert format_finding(f) == "a.cu:3: error: [divergent-barrier] in k: m"
+    assert format_findings([f]).splitlines()[-1] == "1 error, 0 warnings"
+    assert format_findings([]) == "no findings"
