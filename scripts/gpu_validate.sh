@@ -43,12 +43,15 @@ fi
 if want zoo; then
   echo "== planted bugs: each must fail (rc=1)"
   for f in tests/zoo_kernels/[a-z]*.py; do
-    [ "$(basename "$f")" = int32_overflow.py ] && continue
+    case "$(basename "$f")" in int32_overflow.py|cuda_int32_overflow.py) continue ;; esac
     step "bug_$(basename "$f" .py)" 1 $py -m kcheck.cli check "$f" -q --no-large --show 1
   done
   # only the past-2**31 case can show an int32 overflow
   step bug_int32_overflow_large 1 $py -m kcheck.cli check tests/zoo_kernels/int32_overflow.py -q --case '*N=2147483649*'
   step int32_overflow_small_ok 0 $py -m kcheck.cli check tests/zoo_kernels/int32_overflow.py -q --no-large
+  step bug_cuda_int32_overflow_large 1 $py -m kcheck.cli check tests/zoo_kernels/cuda_int32_overflow.py -q \
+    --case '*M=2097153,*'
+  step cuda_int32_overflow_small_ok 0 $py -m kcheck.cli check tests/zoo_kernels/cuda_int32_overflow.py -q --no-large
 fi
 if want sanitize; then
   echo "== compute-sanitizer: a correct kernel is clean; each planted bug is found with its case and line"
