@@ -24,12 +24,13 @@ from pathlib import Path
 
 import torch
 
+from kcheck import CaseResult, Spec
 from kcheck._device import enable_interpreter_if_no_gpu
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _mechanism(res) -> str:  # noqa: ANN001 - a CaseResult
+def _mechanism(res: CaseResult) -> str:
     if res.status.value in ("crashed", "timeout", "error"):
         return res.status.value
     if res.findings:
@@ -50,11 +51,11 @@ def _mechanism(res) -> str:  # noqa: ANN001 - a CaseResult
     return "other: " + "; ".join(res.reasons)[:60]
 
 
-def _size(res) -> int:  # noqa: ANN001
+def _size(res: CaseResult) -> int:
     return math.prod(max(v, 1) for v in res.case.sizes.values())
 
 
-def _nominal_outputs(spec, precision: str, seed: int):  # noqa: ANN001, ANN202
+def _nominal_outputs(spec: Spec, precision: str, seed: int) -> tuple[list[torch.Tensor], tuple[torch.Tensor, ...]]:
     import kcheck
     from kcheck.cases import make_args, upcast
     from kcheck.run._execute import _Kernel
@@ -69,7 +70,7 @@ def _nominal_outputs(spec, precision: str, seed: int):  # noqa: ANN001, ANN202
     return outs, ref
 
 
-def kernelbench(spec) -> bool:  # noqa: ANN001
+def kernelbench(spec: Spec) -> bool:
     """True when the KernelBench-style check flags the kernel."""
     try:
         for seed in range(5):
@@ -82,7 +83,7 @@ def kernelbench(spec) -> bool:  # noqa: ANN001
     return False
 
 
-def one_shape(spec) -> bool:  # noqa: ANN001
+def one_shape(spec: Spec) -> bool:
     """True when a one-shape assert_close flags the kernel."""
     try:
         outs, ref = _nominal_outputs(spec, spec.precisions[0].name, 0)
