@@ -24,7 +24,8 @@ class ExitCode(enum.IntEnum):
     INTERNAL = 3  # kcheck itself broke
     USAGE = 4  # bad command line or bad Spec (the message names the argument and the fix)
     NO_SPECS = 5  # the path holds no Spec, or a file could not be imported
-    UNKNOWN = 6  # a sanitizer run could not be trusted or could not run (no GPU, crash, timeout): never "clean"
+    UNKNOWN = 6  # could not be checked here: a sanitizer run untrusted or impossible (no GPU, crash, timeout), or an
+    #              interpreter whose internals kcheck cannot patch: never "clean"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -184,7 +185,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from ._errors import KcheckError, SpecError
+    from ._errors import EnvironmentProblem, KcheckError, SpecError
 
     args = _parser().parse_args(argv)
     try:
@@ -197,6 +198,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SpecError as exc:
         print(f"kcheck: bad input: {exc}", file=sys.stderr)
         return ExitCode.USAGE
+    except EnvironmentProblem as exc:  # the machine cannot do what was asked: say so and how to get round it
+        print(f"kcheck: {exc}", file=sys.stderr)
+        return ExitCode.UNKNOWN
     except KcheckError as exc:
         print(f"kcheck: {exc}", file=sys.stderr)
         return ExitCode.INTERNAL
