@@ -63,10 +63,11 @@ def _nominal_outputs(spec: Spec, precision: str, seed: int) -> tuple[list[torch.
     case = next(c for c in kcheck.matrix(spec, dtypes=[precision], seeds=max(seed + 1, 1))
                 if c.axis in ("seed", "size") and c.seed == seed and c.pattern == "randn"
                 and c.layout == "contiguous" and c.sizes == {d: spec.dim(d).nominal for d in spec.dim_names()})
-    args = make_args(spec, case, "cuda" if torch.cuda.is_available() else "cpu")
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    args = make_args(spec, case, device)
     ref = spec.reference(*upcast(args))
     ref = ref if isinstance(ref, tuple) else (ref,)
-    outs, _ = _Kernel(spec, case, args[0].device.type if hasattr(args[0], "device") else "cpu").outputs(args)
+    outs, _ = _Kernel(spec, case, device).outputs(args)
     return outs, ref
 
 

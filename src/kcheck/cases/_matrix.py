@@ -135,8 +135,8 @@ def estimate_bytes(spec: Spec, dims: dict[str, int], itemsize: int) -> int:
 
 
 class _Builder:
-    def __init__(self, spec: Spec, device: DeviceInfo, tier: str, large: bool) -> None:
-        self.spec, self.device, self.tier, self.large = spec, device, tier, large
+    def __init__(self, spec: Spec, device: DeviceInfo, tier: str) -> None:
+        self.spec, self.device, self.tier = spec, device, tier
         self.names = spec.dim_names()
         self.nominal = {d: fit(spec.dim(d), spec.dim(d).nominal) for d in self.names}
         self.odd = {d: fit(spec.dim(d), ODD) for d in self.names}
@@ -263,7 +263,7 @@ def _with_skip(case: Case, spec: Spec, device: DeviceInfo) -> Case:
     return case if reason is None else replace(case, skip=reason)
 
 
-def skip_reason(case: Case, spec: Spec, device: DeviceInfo, *, large: bool = True) -> str | None:
+def skip_reason(case: Case, spec: Spec, device: DeviceInfo) -> str | None:
     """Why ``case`` cannot run on ``device``, or None."""
     prec = PRECISIONS[case.precision]
     if prec.min_capability is not None and (device.capability is None or device.capability < prec.min_capability):
@@ -293,7 +293,7 @@ def build_matrix(spec: Spec, device: DeviceInfo, *, tier: str = "default", large
         raise SpecError("tier", tier, f"use one of {list(TIERS)}")
     if precisions is not None or patterns is not None or seeds is not None:
         spec = _narrowed(spec, precisions, patterns, seeds)
-    cases = _Builder(spec, device, tier, large).build()
+    cases = _Builder(spec, device, tier).build()
     if not large:
         cases = [c if c.axis != "large" else replace(c, skip="large cases turned off (large=False)") for c in cases]
     return cases

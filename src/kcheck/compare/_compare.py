@@ -141,7 +141,7 @@ def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolera
         return cmp
     if actual.numel() == 0:
         return cmp
-    acc = _Accumulator(actual.dtype, baseline is not None)
+    acc = _Accumulator(actual.dtype)
     flat_a = actual.detach().reshape(-1)
     flat_e = expected.detach().reshape(-1)
     flat_u = unwritten.reshape(-1) if unwritten is not None else None
@@ -184,18 +184,16 @@ def required_failed(b: BaselineCheck) -> bool:
 class _Accumulator:
     """Running figures over chunks of the flattened output."""
 
-    def __init__(self, dtype: torch.dtype, with_baseline: bool) -> None:
+    def __init__(self, dtype: torch.dtype) -> None:
         self.dtype = dtype
         self.mismatches = self.unwritten = self.nan = self.inf = 0
         self.max_abs, self.max_abs_at = -1.0, 0
         self.max_rel, self.max_rel_at = -1.0, 0
         self.sq_diff = self.sq_e = 0.0
         self.max_ulp = 0.0
-        self.any_unwritten_mask = False
         self.k_err = self.b_err = 0.0
         self.sq_both, self.n_both = 0.0, 0
         self.b_bad = 0
-        self.with_baseline = with_baseline
 
     def add(self, start: int, a: torch.Tensor, e: torch.Tensor, tol: Tolerance, unwritten: torch.Tensor | None,
             b: torch.Tensor | None) -> torch.Tensor:
@@ -204,7 +202,6 @@ class _Accumulator:
         nan_a, nan_e = torch.isnan(a), torch.isnan(e_r)
         nan_diff = nan_a != nan_e
         if unwritten is not None:
-            self.any_unwritten_mask = True
             self.unwritten += int(unwritten.sum())
             bad |= unwritten
             nan_diff &= ~unwritten

@@ -12,7 +12,7 @@ import math
 import time
 import traceback
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,6 +100,15 @@ class _Kernel:
                 yield
             self.findings += report.findings
 
+    def _timed(self, call: Callable[[], Any]) -> Any:
+        """Run the kernel call (under the interpreter's checks when they apply), wait for it, account its time."""
+        t0 = time.perf_counter()
+        with self._call():
+            ret = call()
+        synchronize(self.device)
+        self.seconds += time.perf_counter() - t0
+        return ret
+
     def outputs(self, args: Sequence[Any]) -> tuple[list[torch.Tensor], list[torch.Tensor | None]]:
         """Run once; return the outputs and, per output, where it still holds poison (None if unknown)."""
         spec, case = self.spec, self.case
@@ -111,20 +120,12 @@ class _Kernel:
                 assert isinstance(t, Tensor)
                 buf = torch.empty(shape_of(t.dims, case.sizes), dtype=t.dtype or storage, device=self.device)
                 outs.append(buf.zero_() if t.pattern == "zeros" else poison_(buf))
-            t0 = time.perf_counter()
-            with self._call():
-                spec.kernel(*args, *outs, **config)
-            synchronize(self.device)
-            self.seconds += time.perf_counter() - t0
+            self._timed(lambda: spec.kernel(*args, *outs, **config))
             masks = [None if (t.pattern == "zeros") else unwritten_mask(o) for t, o in zip(spec.outputs, outs,
                                                                                         strict=True)]
         else:
-            t0 = time.perf_counter()
-            with PoisonAllocations(), self._call():
-                ret = spec.kernel(*args, **config)
-            synchronize(self.device)
-            self.seconds += time.perf_counter() - t0
-            outs = list(_as_tuple(ret, "the kernel"))
+            with PoisonAllocations():
+                outs = list(_as_tuple(self._timed(lambda: spec.kernel(*args, **config)), "the kernel"))
             masks = [unwritten_mask(o) for o in outs]
         masks = [None if (m is None or o.dtype in AMBIGUOUS) else m for m, o in zip(masks, outs, strict=True)]
         return outs, masks

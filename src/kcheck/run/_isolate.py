@@ -24,6 +24,7 @@ import time
 import traceback
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from .._results import CaseResult, Status
@@ -58,7 +59,7 @@ def locate(spec: Spec) -> SpecRef | None:
 def _find_spec(ref: SpecRef) -> Spec:
     from .._discover import load_module
 
-    module = load_module(__import__("pathlib").Path(ref.path))
+    module = load_module(Path(ref.path))
     for value in vars(module).values():
         if isinstance(value, Spec) and value.name == ref.name:
             return value
