@@ -3,7 +3,8 @@
     python benchmarks/sanitize_cost.py [FILE] [--sample K]
 
 For the first Spec in FILE (default examples/softmax.py): wall time of its edge cases run plainly in one process
-(the same worker, no sanitizer); of each tool over all cases in one sanitized process (what kcheck does); and of
+(the same worker, no sanitizer); of each tool over all cases in one sanitized process, the four one after another
+and side by side (what kcheck does); and of
 one sanitized process per case and tool, measured on K cases per tool and scaled to all cases (stated as such).
 """
 
@@ -43,9 +44,12 @@ def main() -> None:
         worker = [sys.executable, "-m", "kcheck.sanitize._worker", os.path.join(tmp, "m.tsv"), path, spec.name]
         plain = _timed(worker + ids)
         t0 = time.perf_counter()
+        serial = sanitize(spec, cases=cases, jobs=1)
+        one_after_another = time.perf_counter() - t0
+        t0 = time.perf_counter()
         report = sanitize(spec, cases=cases)
         together = time.perf_counter() - t0
-        per_tool = {t.tool: t.seconds for t in report.tools}
+        per_tool = {t.tool: t.seconds for t in serial.tools}
         single = []
         for tool in TOOLS:
             for case_id in ids[: args.sample]:
@@ -55,9 +59,13 @@ def main() -> None:
     print(f"plain run, one process:                   {plain:7.1f} s")
     for tool, sec in per_tool.items():
         print(f"{tool:<10} all cases, one process:      {sec:7.1f} s  ({sec / plain:.1f}x plain)")
-    print(f"all four tools, kcheck's way:             {together:7.1f} s")
-    print(f"one process per case and tool (measured {len(single)}, scaled to {len(ids) * len(TOOLS)}): {est:7.1f} s "
-          f"-> kcheck's way is {est / together:.0f}x faster")
+    seq = one_after_another
+    print(f"all four tools, one after another:        {seq:7.1f} s  ({seq / plain:.1f}x plain)")
+    print(f"all four tools side by side (kcheck's way): {together:5.1f} s  ({together / plain:.1f}x plain)")
+    print(
+        f"one process per case and tool (measured {len(single)}, scaled to {len(ids) * len(TOOLS)}): {est:7.1f} s "
+        f"-> kcheck's way is {est / together:.0f}x faster"
+    )
     print("statuses: " + ", ".join(f"{t.tool}={t.status}" for t in report.tools))
 
 

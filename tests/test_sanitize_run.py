@@ -27,7 +27,11 @@ count_file = os.environ["FAKE_DIR"] + "/count"
 n = int(open(count_file).read()) + 1 if os.path.exists(count_file) else 1
 open(count_file, "w").write(str(n))
 mode = os.environ["FAKE_MODE"]
+import time
+t_start = time.time()
 out = subprocess.run(prog, capture_output=True, text=True)
+with open(os.environ["FAKE_DIR"] + "/times", "a") as log:
+    log.write(f"{tool} {t_start} {time.time()}\n")
 text = out.stdout
 if mode == "marker":  # a record with no host stack, printed inside case 1's markers
     race_text = ("========= Error: Race reported between Write access at race+0xa0 in k.cu:4\n"
@@ -81,11 +85,17 @@ def fake(tmp_path, monkeypatch):
     gpu = dataclasses.replace(detect(), device="cuda")
     cases = edge_cases(spec, detect())[:3]
 
-    def run(mode, tools=("memcheck",)):
+    def run(mode, tools=("memcheck",), jobs=None):
         monkeypatch.setenv("FAKE_MODE", mode)
         (tmp_path / "count").unlink(missing_ok=True)
-        return sanitize(spec, tools=tools, cases=cases, device=gpu)
+        (tmp_path / "times").unlink(missing_ok=True)
+        return sanitize(spec, tools=tools, cases=cases, device=gpu, jobs=jobs)
 
+    def times():
+        rows = [ln.split() for ln in (tmp_path / "times").read_text().splitlines()]
+        return [(float(a), float(b)) for _, a, b in rows]
+
+    run.times = times
     return run, [c.id for c in cases]
 
 
@@ -123,6 +133,26 @@ def test_a_process_that_dies_part_way_resumes_after_the_case_and_is_not_clean(fa
     assert tool.processes == 2
     assert tool.status == "unknown"
     assert any(f"{ids[1]} ended the sanitized process" in p for p in tool.problems)
+
+
+def test_the_tools_run_side_by_side_unless_told_one_at_a_time(fake):
+    run, _ = fake
+    tools = ("memcheck", "racecheck", "synccheck", "initcheck")
+    rep = run("clean", tools=tools)
+    assert [t.tool for t in rep.tools] == list(tools) and rep.clean
+    spans = run.times()
+    assert len(spans) == 4 and max(a for a, _ in spans) < min(b for _, b in spans)  # all four were running at once
+    run("clean", tools=tools, jobs=1)
+    spans = sorted(run.times())
+    assert all(spans[i][1] <= spans[i + 1][0] for i in range(3))  # each began after the previous one ended
+
+
+def test_jobs_must_be_positive():
+    from kcheck import Spec, SpecError, Tensor
+
+    spec = Spec(name="x", kernel=abs, reference=abs, inputs=[Tensor("N")])
+    with pytest.raises(SpecError, match="jobs"):
+        sanitize(spec, jobs=0)
 
 
 def test_without_a_gpu_nothing_runs_and_says_why():

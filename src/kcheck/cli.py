@@ -60,6 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     z.add_argument("--spec", action="append", metavar="NAME", help="only the Spec(s) with this name")
     z.add_argument("--case", action="append", metavar="ID", help="sanitize these cases instead of the edge cases")
     z.add_argument("--timeout", type=float, default=600.0, metavar="S", help="seconds per sanitized process")
+    z.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="sanitized processes at once (default: every tool at the same time; 1: one after another)")
     z.add_argument("--json", metavar="OUT", help="write the findings as JSON to OUT")
     lint = sub.add_parser("lint", help="static checks of CUDA C and Triton sources: int32 index overflow, unmasked "
                           "accesses, divergent barriers (no GPU, nothing imported)")
@@ -129,7 +131,8 @@ def _sanitize_specs(console: Console, specs: list[Spec], args: argparse.Namespac
     reports = []
     for spec in specs:
         chosen = matrix(spec, cases=args.case) if getattr(args, "case", None) else None
-        reports.append(sanitize(spec, tools=tools, cases=chosen, timeout=getattr(args, "timeout", 600.0)))
+        timeout, jobs = getattr(args, "timeout", 600.0), getattr(args, "jobs", None)
+        reports.append(sanitize(spec, tools=tools, cases=chosen, timeout=timeout, jobs=jobs))
     print_sanitize(console, reports)
     if getattr(args, "json", None) and args.command == "sanitize":
         from ._results import to_jsonable
