@@ -87,3 +87,72 @@ def test_cuda_kernel_arguments_are_checked():
         kcheck.CudaKernel("__global__ void f(){}", "not a name", grid=(1,), block=(1,))
     with pytest.raises(kcheck.SpecError, match=r"CudaKernel\(source\)='missing\.cu'"):
         kcheck.CudaKernel("missing.cu", "f", grid=(1,), block=(1,))
+    with pytest.raises(kcheck.SpecError, match=r"CudaKernel\(options\)='--use_fast_math'.*sequence of nvcc flags"):
+        kcheck.CudaKernel("__global__ void f(){}", "f", grid=(1,), block=(1,), options="--use_fast_math")
+
+
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on this machine")
+
+
+@needs_nvcc
+def test_cuda_source_in_a_python_file_keeps_that_files_line_numbers(tmp_path, monkeypatch):
+    """nvcc (and so -lineinfo, and compute-sanitizer's records) name the .py file and the line of the source text."""
+    import importlib
+
+    from kcheck.backends._cuda import compile_cubin
+
+    monkeypatch.setenv("KCHECK_CACHE_DIR", str(tmp_path))
+    module = importlib.import_module("cuda_block_reduce")
+    k = module.row_sum_kernel
+    path = Path(module.__file__).resolve()
+    lines = path.read_text().splitlines()
+    line, opening = lines.index("    buf[t] = acc;") + 1, lines.index('SOURCE = r"""') + 1
+    assert k._located.startswith(f'#line {opening} "{path}"\n')
+    broken = k._located.replace("buf[t] = acc;", "buf[t] = acc +;")
+    with pytest.raises(RuntimeError, match=rf"{path.name}\({line}\): error"):
+        compile_cubin(broken, (), 90)
+
+
+@needs_nvcc
+def test_cubins_are_compiled_once_and_cached_on_disk(tmp_path, monkeypatch):
+    from kcheck.backends import _cuda
+
+    monkeypatch.setenv("KCHECK_CACHE_DIR", str(tmp_path))
+    source = 'extern "C" __global__ void f(float* x) { x[threadIdx.x] = 1.0f; }'
+    first = _cuda.compile_cubin(source, (), 90)
+    assert first.exists() and first.parent == tmp_path / "cuda"
+    calls = []
+    real = _cuda.subprocess.run
+    monkeypatch.setattr(_cuda.subprocess, "run", lambda *a, **k: calls.append(a) or real(*a, **k))
+    assert _cuda.compile_cubin(source, (), 90) == first
+    assert calls == []  # nvcc's version is cached too: nothing ran
+    assert _cuda.compile_cubin(source, ("-DX=1",), 90) != first and len(calls) == 1
+
+
+@needs_nvcc
+def test_the_kernels_options_reach_the_resource_report():
+    import importlib
+
+    gemm = importlib.import_module("cuda_gemm").gemm_kernel
+    default = gemm.resources()[0].registers
+    capped = type(gemm)(gemm.source, gemm.name, grid=gemm.grid, block=gemm.block, options=("-maxrregcount=24",))
+    assert capped.resources()[0].registers <= 24 < default
+
+
+@needs_nvcc
+@pytest.mark.parametrize("module", ["cuda_block_reduce", "cuda_gemm", "cuda_transpose"])
+def test_the_cuda_examples_resources_match_nvcc_run_by_hand(module, tmp_path):
+    import importlib
+    import subprocess
+
+    mod = importlib.import_module(module)
+    (k,) = [v for v in vars(mod).values() if type(v).__name__ == "CudaKernel"]
+    src = tmp_path / f"{module}.cu"
+    src.write_text(k.source)
+    by_hand = subprocess.run(["nvcc", "-arch=sm_90", "-Xptxas", "-v", "-cubin", "-o", str(tmp_path / "k.cubin"),
+                              str(src)], capture_output=True, text=True)
+    (expected,) = parse_ptxas(by_hand.stdout + by_hand.stderr)
+    (ours,) = k.resources()
+    assert (ours.kernel, ours.registers, ours.spill_stores, ours.spill_loads, ours.shared_bytes, ours.stack_bytes) == (
+        expected.kernel, expected.registers, expected.spill_stores, expected.spill_loads, expected.shared_bytes,
+        expected.stack_bytes)
