@@ -14,9 +14,13 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if torch.cuda.is_available():
-        return
-    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    from kcheck._device import interpreter_active
+
+    gpu, interpreting = torch.cuda.is_available(), interpreter_active()
+    no_gpu = pytest.mark.skip(reason="needs a CUDA GPU")
+    no_interpreter = pytest.mark.skip(reason="tests Triton's interpreter (CPU); here the kernels run on the GPU")
     for item in items:
-        if "gpu" in item.keywords:
-            item.add_marker(skip)
+        if "gpu" in item.keywords and not gpu:
+            item.add_marker(no_gpu)
+        if "interpreter" in item.keywords and not interpreting:
+            item.add_marker(no_interpreter)

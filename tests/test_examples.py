@@ -11,6 +11,7 @@ import torch
 
 import kcheck
 from kcheck import Status
+from kcheck._device import interpreter_active
 
 EXAMPLES = ["vector_add", "sum_reduction", "softmax", "layernorm", "gemm"]
 
@@ -52,6 +53,8 @@ def test_missing_tail_mask_fails_off_the_power_of_two_only():
         assert res.status is Status.FAILED
     text = kcheck.format_case(_case(spec, "missing_tail_mask[M=129,N=129,fp32,randn,BLOCK_N=1024,seed=0]"))
     assert "Where: everywhere (" in text
+    if not interpreter_active():
+        return  # on a GPU the garbage read is only seen in the output (compute-sanitizer names the load)
     # the interpreter's bounds check names the unmasked load, its line and program, before it reads garbage
     assert "interpreter out-of-bounds read of 4 bytes in row_sum_kernel at" in text
     assert "missing_tail_mask.py:26, program (" in text and "lane" in text

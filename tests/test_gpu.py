@@ -1,5 +1,7 @@
 """GPU-only checks (marker ``gpu``): skipped on a machine without CUDA, run by scripts/gpu_validate.sh."""
 
+import importlib
+
 import pytest
 import torch
 
@@ -38,3 +40,13 @@ def test_kernel_time_is_measured_after_synchronization():
     res = kcheck.check(spec, cases="mm[M=4096,K=4096,N=4096,bf16,randn,seed=1]").cases[0]
     assert res.status is Status.PASSED
     assert res.timing.kernel > 0 and res.timing.total >= res.timing.kernel
+
+
+def test_triton_resources_come_from_the_kernels_compiled_for_this_gpu():
+    from kcheck._resources import Resources, spec_resources
+
+    found = spec_resources(importlib.import_module("softmax").spec)
+    assert found and all(isinstance(r, Resources) for r in found)
+    r = found[0]
+    major, minor = torch.cuda.get_device_capability()
+    assert r.arch.startswith(f"sm_{major}{minor}") and r.registers > 0 and "ptxas" in r.source

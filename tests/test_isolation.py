@@ -2,6 +2,8 @@
 
 import importlib
 
+import pytest
+
 import kcheck
 from kcheck import Status
 
@@ -10,6 +12,7 @@ BAD = {"crash_and_hang[N=17,fp32,randn,seed=0]": Status.CRASHED,
        "crash_and_hang[N=63,fp32,randn,seed=0]": Status.TIMEOUT}
 
 
+@pytest.mark.interpreter
 def test_interpreter_crashes_and_a_hang_are_reported_and_nothing_else_is_lost():
     spec = importlib.import_module("isolation.crash_and_hang").spec
     # the interpreter's bounds checks would stop the wild store before it crashes: turn them off to crash for real
@@ -46,6 +49,7 @@ def test_timeout_must_be_positive():
         kcheck.check(spec, timeout=0)
 
 
+@pytest.mark.interpreter
 def test_with_interpreter_checks_the_wild_store_is_a_finding_not_a_crash():
     spec = importlib.import_module("isolation.crash_and_hang").spec
     res = kcheck.check(spec, cases="crash_and_hang[N=17,fp32,randn,seed=0]").cases[0]

@@ -49,6 +49,7 @@ def test_cuda_resources_match_nvcc_run_by_hand():
     assert ours["_Z4racePf"].shared_bytes == 256
 
 
+@pytest.mark.interpreter
 def test_triton_kernels_compile_for_sm90_without_a_gpu():
     pytest.importorskip("triton")
     import importlib
@@ -62,6 +63,7 @@ def test_triton_kernels_compile_for_sm90_without_a_gpu():
     assert "triton" in r.source
 
 
+@pytest.mark.interpreter
 def test_cuda_examples_skip_on_the_cpu_with_their_resources():
     import importlib
 

@@ -67,8 +67,9 @@ def parse_ptxas(text: str) -> list[Resources]:
 
 
 def spec_resources(spec: object, arch: int = 90) -> list[Resources]:
-    """Resources of every Triton kernel a Spec's launcher starts on its nominal case, compiled for sm_``arch``
-    without a GPU (the launch runs once in Triton's interpreter to learn the kernels and their arguments)."""
+    """Resources of every Triton kernel a Spec's launcher starts on its nominal case: without a GPU, compiled for
+    sm_``arch`` (the launch runs once in Triton's interpreter to learn the kernels and their arguments); on a GPU,
+    the kernels Triton compiled for it on that launch, through the same ptxas report."""
     from ._check import matrix
     from ._device import interpreter_active
     from .backends import framework, uses_cuda
@@ -78,9 +79,18 @@ def spec_resources(spec: object, arch: int = 90) -> list[Resources]:
     kind = framework(getattr(spec, "kernel", None))
     if kind == "cuda":
         return [r for k in uses_cuda(spec.kernel) for r in k.resources(arch)]  # type: ignore[attr-defined]
-    if kind != "triton" or not interpreter_active():
+    if kind != "triton":
         return []
     case = next(c for c in matrix(spec) if c.axis == "size" and c.skip is None)  # type: ignore[arg-type]
+    if not interpreter_active():
+        import torch
+
+        if not torch.cuda.is_available():
+            return []
+        from .backends._triton import gpu_launch_resources
+
+        args = make_args(spec, case, "cuda")  # type: ignore[arg-type]
+        return gpu_launch_resources(lambda: spec.kernel(*args, **case.config_dict))  # type: ignore[attr-defined]
     args = make_args(spec, case, "cpu")  # type: ignore[arg-type]
     seen: dict[tuple[str, str], Resources] = {}
     for fn, named, options in capture_launches(lambda: spec.kernel(*args, **case.config_dict)):  # type: ignore[attr-defined]

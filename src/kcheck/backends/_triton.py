@@ -121,6 +121,37 @@ def capture_launches(launch: Any) -> list[tuple[Any, dict[str, Any], dict[str, A
     return seen
 
 
+def gpu_launch_resources(launch: Any) -> list[Any]:
+    """Run ``launch()`` on the GPU and return the resources of every Triton kernel it compiled and launched (ptxas
+    ``-v`` on the PTX Triton built for this GPU), one per distinct compiled kernel."""
+    from triton.runtime.jit import JITFunction  # type: ignore[import-untyped]
+
+    from ._triton_compile import ptxas_resources
+
+    compiled: dict[tuple[str, str], Any] = {}
+    original = JITFunction.run
+
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        kernel = original(self, *args, **kwargs)
+        if kernel is not None and hasattr(kernel, "asm"):
+            compiled.setdefault((self.__name__, str(getattr(kernel, "hash", id(kernel)))), kernel)
+        return kernel
+
+    JITFunction.run = run
+    try:
+        launch()
+    finally:
+        JITFunction.run = original
+    out = []
+    for (name, _), kernel in compiled.items():
+        target = getattr(kernel.metadata, "target", None)
+        arch = int(getattr(target, "arch", 90) or 90)
+        res = ptxas_resources(kernel, name, arch)
+        if res is not None:
+            out.append(res)
+    return out
+
+
 def signature_of(fn: Any, args: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     """Triton's signature and constexpr values for one launch, from the arguments it was given."""
     import inspect
