@@ -23,7 +23,7 @@ save = args[args.index("--save") + 1]
 tool = args[args.index("--tool") + 1]
 prog = args[args.index(sys.executable):]
 manifest = prog[3]
-count_file = os.environ["FAKE_DIR"] + "/count"
+count_file = os.environ["FAKE_DIR"] + "/count-" + tool  # one per tool: the tools run side by side
 n = int(open(count_file).read()) + 1 if os.path.exists(count_file) else 1
 open(count_file, "w").write(str(n))
 mode = os.environ["FAKE_MODE"]
@@ -37,6 +37,11 @@ if mode == "marker":  # a record with no host stack, printed inside case 1's mar
     race_text = ("========= Error: Race reported between Write access at race+0xa0 in k.cu:4\n"
                  "=========     and Read access at race+0xb0 in k.cu:4 [256 hazards]\n")
     text = text.replace("kcheck-sanitize-case end 1", race_text + "kcheck-sanitize-case end 1")
+if mode == "marker2":  # the same race in cases 0 and 2: one XML record each, in that order
+    race_text = ("========= Error: Race reported between Write access at race+0xa0 in k.cu:4\n"
+                 "=========     and Read access at race+0xb0 in k.cu:4 [256 hazards]\n")
+    for i in (0, 2):
+        text = text.replace(f"kcheck-sanitize-case end {i}", race_text + f"kcheck-sanitize-case end {i}")
 sys.stdout.write(text)
 head = '<?xml version="1.0" encoding="utf-8"?>\n<ComputeSanitizerOutput>\n'
 oob = """<record><kind>Precise</kind><level>Error</level>
@@ -52,7 +57,7 @@ race = """<record><kind>Analysis</kind><level>Error</level><what><text>Race cond
 <destination><direction>Read</direction><where><func>race</func><path>k.cu</path><line>4</line></where>
 <count>256</count></destination></what></record>
 """
-body = {"clean": "", "oob": oob, "marker": race, "crash": oob, "die": ""}[mode]
+body = {"clean": "", "oob": oob, "marker": race, "marker2": race + race, "crash": oob, "die": ""}[mode]
 if mode == "die" and n == 1:  # the program died in case 1: the manifest saw only case 0
     lines = open(manifest).read().splitlines()[:1]
     open(manifest, "w").write("".join(l + "\n" for l in lines))
@@ -87,7 +92,8 @@ def fake(tmp_path, monkeypatch):
 
     def run(mode, tools=("memcheck",), jobs=None):
         monkeypatch.setenv("FAKE_MODE", mode)
-        (tmp_path / "count").unlink(missing_ok=True)
+        for counter in tmp_path.glob("count-*"):
+            counter.unlink()
         (tmp_path / "times").unlink(missing_ok=True)
         return sanitize(spec, tools=tools, cases=cases, device=gpu, jobs=jobs)
 
@@ -120,6 +126,13 @@ def test_a_record_without_host_stack_is_tied_by_the_stdout_markers(fake):
     assert tool.status == "errors" and tool.findings[0].cases == [ids[1]]
 
 
+def test_the_same_race_in_two_cases_is_tied_to_both(fake):
+    run, ids = fake
+    tool = run("marker2", tools=("racecheck",)).tools[0]
+    (finding,) = tool.findings
+    assert finding.cases == [ids[0], ids[2]] and finding.count == 2
+
+
 def test_a_crashed_tool_is_unknown_never_clean(fake):
     run, _ = fake
     tool = run("crash").tools[0]
@@ -139,7 +152,7 @@ def test_the_tools_run_side_by_side_unless_told_one_at_a_time(fake):
     run, _ = fake
     tools = ("memcheck", "racecheck", "synccheck", "initcheck")
     rep = run("clean", tools=tools)
-    assert [t.tool for t in rep.tools] == list(tools) and rep.clean
+    assert [t.tool for t in rep.tools] == list(tools) and rep.clean, [t.problems for t in rep.tools]
     spans = run.times()
     assert len(spans) == 4 and max(a for a, _ in spans) < min(b for _, b in spans)  # all four were running at once
     run("clean", tools=tools, jobs=1)

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -145,8 +146,8 @@ def _run_tool(tool: str, exe: str, path: str, spec: Spec, cases: list[Case], tim
                 segments = _segments(proc.stdout, tool) if rc is not None else {}
                 for finding, frames in parsed.records:
                     idx = case_index(frames)
-                    if idx is None:
-                        idx = next((i for i, keys in segments.items() if _key(finding) in keys), None)
+                    if idx is None and segments.get(_key(finding)):
+                        idx = segments[_key(finding)].popleft()
                     if idx is not None and idx < len(ids):
                         finding.cases = [ids[idx]]
                     raw.append(finding)
@@ -191,9 +192,10 @@ def _key(f: Finding) -> tuple[object, ...]:
     return (f.kind, f.line, f.kernel.split("(")[0] if f.kernel else None)
 
 
-def _segments(stdout: str, tool: str) -> dict[int, set[tuple[object, ...]]]:
-    """Per case index, the keys of the text records printed between the worker's begin and end markers."""
-    out: dict[int, set[tuple[object, ...]]] = {}
+def _segments(stdout: str, tool: str) -> dict[tuple[object, ...], deque[int]]:
+    """Per record key, the case indices of the text records printed between the worker's begin and end markers, in
+    the order printed: the n-th XML record of a key is the n-th text record of that key."""
+    out: dict[tuple[object, ...], deque[int]] = {}
     current: int | None = None
     lines: list[str] = []
     for line in stdout.splitlines():
@@ -202,7 +204,8 @@ def _segments(stdout: str, tool: str) -> dict[int, set[tuple[object, ...]]]:
             if what == "begin":
                 current, lines = int(idx), []
             elif current is not None:
-                out[current] = {_key(f) for f, _ in parse_text("\n".join(lines), tool).records}
+                for f, _ in parse_text("\n".join(lines), tool).records:
+                    out.setdefault(_key(f), deque()).append(current)
                 current = None
         elif current is not None:
             lines.append(line)
