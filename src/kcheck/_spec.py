@@ -165,6 +165,9 @@ class Spec:
     ``rtol``/``atol`` override the table, per precision name or for all.
     ``benign`` declares intended races between programs, left out by the interpreter's race check:
     ``[("out", "write-write")]`` (an argument name and "write-write", "read-write" or "any"), or predicates.
+    ``stages`` declares partial versions of the kernel for code bisection (``kcheck debug``), in pipeline order:
+    ``{"load_only": (kernel, reference), "max_only": (kernel, reference)}``, each called like ``kernel`` and
+    checked like it; the debugger reports the first stage that goes wrong.
     """
 
     name: str
@@ -185,6 +188,7 @@ class Spec:
     baseline_factor: float = 2.0
     seeds: int = 3
     benign: Sequence[Any] = ()
+    stages: Mapping[str, tuple[Callable[..., Any], Callable[..., Any]]] = field(default_factory=dict)
     precisions: tuple[Precision, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -234,6 +238,10 @@ class Spec:
             raise SpecError("seeds", self.seeds, "give an int >= 1 (how many random seeds the nominal case uses)")
         if not (isinstance(self.baseline, bool) or callable(self.baseline)):
             raise SpecError("baseline", self.baseline, "give True, False or a callable baseline")
+        self.stages = dict(self.stages)
+        for stage, pair in self.stages.items():
+            if not (isinstance(pair, tuple) and len(pair) == 2 and all(callable(f) for f in pair)):
+                raise SpecError(f"stages[{stage!r}]", pair, "give a (kernel, reference) pair of callables")
         if not self.baseline_factor >= 1.0:
             raise SpecError("baseline_factor", self.baseline_factor, "give a float >= 1 (FlashAttention uses 2)")
         from .properties import (

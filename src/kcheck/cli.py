@@ -52,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="do not compile the kernels for sm_90 to report registers, spills and shared memory")
     c.add_argument("--sanitize", action="store_true",
                    help="also run compute-sanitizer's four tools on each Spec's edge cases (GPU only)")
+    c.add_argument("--debug", action="store_true",
+                   help="on a failing Spec, run the debugger (bisection, diagnosis, minimal repro) after the check")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     z = sub.add_parser("sanitize", help="run compute-sanitizer's tools over the Specs' small edge cases (GPU only)")
     z.add_argument("paths", nargs="+", metavar="PATH")
@@ -63,6 +65,19 @@ def _parser() -> argparse.ArgumentParser:
     z.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="sanitized processes at once (default: every tool at the same time; 1: one after another)")
     z.add_argument("--json", metavar="OUT", help="write the findings as JSON to OUT")
+    d = sub.add_parser("debug", help="on failing Specs: bisection over sizes, data, magnitudes and code stages, a "
+                       "ranked diagnosis, the smallest failing case and a standalone repro script")
+    d.add_argument("paths", nargs="+", metavar="PATH")
+    d.add_argument("--spec", action="append", metavar="NAME", help="only the Spec(s) with this name")
+    d.add_argument("--budget", type=float, default=None, metavar="S",
+                   help="seconds for the experiments per Spec (default 60 on a GPU, 180 on a CPU)")
+    d.add_argument("--out", default="kcheck-debug", metavar="DIR", help="where the repro scripts go")
+    d.add_argument("--html", metavar="OUT", help="also write an HTML report with error maps to OUT")
+    d.add_argument("--json", metavar="OUT", help="write the diagnoses as JSON to OUT")
+    d.add_argument("--no-large", action="store_true", help="leave out the past-2**31-element cases")
+    doc = sub.add_parser("doctor", help="run the ten-step debugging checklist on each Spec, in order")
+    doc.add_argument("paths", nargs="+", metavar="PATH")
+    doc.add_argument("--spec", action="append", metavar="NAME", help="only the Spec(s) with this name")
     lint = sub.add_parser("lint", help="static checks of CUDA C and Triton sources: int32 index overflow, unmasked "
                           "accesses, divergent barriers (no GPU, nothing imported)")
     lint.add_argument("paths", nargs="+", metavar="PATH", help="a .py/.cu/.cuh/.cpp/.h file or a folder (recursive)")
@@ -178,6 +193,12 @@ def _check(args: argparse.Namespace) -> int:
         Path(args.json).write_text(json.dumps(report.to_dict(), indent=1))
         console.print(f"JSON report: {args.json}")
     code = ExitCode.OK if report.passed else ExitCode.FAILED
+    if args.debug:
+        from .diagnose import debug, format_diagnosis
+
+        for spec, spec_report in zip(specs, report.specs, strict=True):
+            if not spec_report.passed:
+                console.print(format_diagnosis(debug(spec, report=spec_report)), highlight=False, markup=False)
     if args.sanitize:
         args.case = None
         sanitized = _sanitize_specs(console, specs, args)
@@ -185,6 +206,52 @@ def _check(args: argparse.Namespace) -> int:
     if broken:
         return ExitCode.NO_SPECS
     return code
+
+
+def _debug(args: argparse.Namespace) -> int:
+    from ._results import to_jsonable
+    from .diagnose import debug, format_diagnosis
+
+    console = _console()
+    specs, broken = _load(console, args)
+    if not specs:
+        return ExitCode.NO_SPECS
+    diagnoses = {}
+    for spec in specs:
+        console.print(f"debugging {spec.name} ...", highlight=False)
+        diag = debug(spec, budget=args.budget, out_dir=args.out, large=False if args.no_large else None)
+        diagnoses[spec.name] = diag
+        console.print(format_diagnosis(diag), highlight=False, markup=False)
+    if args.json:
+        Path(args.json).write_text(json.dumps({k: to_jsonable(v) for k, v in diagnoses.items()}, indent=1))
+    if args.html:
+        from ._check import check
+        from .report._html import write_html
+
+        report = check(specs, large=False)
+        path = write_html(report, Path(args.html), diagnoses=diagnoses, specs={s.name: s for s in specs})
+        console.print(f"HTML report: {path}", highlight=False)
+    if broken:
+        return ExitCode.NO_SPECS
+    return ExitCode.FAILED if any(d.failed for d in diagnoses.values()) else ExitCode.OK
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from .diagnose import doctor
+
+    console = _console()
+    specs, broken = _load(console, args)
+    if not specs:
+        return ExitCode.NO_SPECS
+    problems = False
+    for spec in specs:
+        console.print(f"{spec.name}: the debugging checklist", highlight=False)
+        for step in doctor(spec):
+            console.print("  " + step.describe(), highlight=False, markup=False)
+            problems |= step.outcome == "problem"
+    if broken:
+        return ExitCode.NO_SPECS
+    return ExitCode.FAILED if problems else ExitCode.OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -198,6 +265,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _sanitize(args)
         if args.command == "lint":
             return _lint(args)
+        if args.command == "debug":
+            return _debug(args)
+        if args.command == "doctor":
+            return _doctor(args)
     except SpecError as exc:
         print(f"kcheck: bad input: {exc}", file=sys.stderr)
         return ExitCode.USAGE

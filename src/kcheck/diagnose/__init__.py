@@ -1,0 +1,141 @@
+"""The debugger (M8, M9): from a failing Spec to a ranked list of causes, a minimal case and a standalone repro.
+
+    diagnosis = kcheck.debug(spec)              # runs the matrix, then the experiments, within a budget
+    print(kcheck.format_diagnosis(diagnosis))
+
+Pipeline: the Spec's default matrix (or a given report) → experiments (``_sweep``: sizes per dimension with
+bisection, magnitudes, repeats, zeroed outputs, one input at a time set to ones, transposed references, arange
+decoding, code stages) → evidence, with the static checks of the Spec's file and, on a GPU, compute-sanitizer on
+the minimal case → rules (``_rules``: the seeds' symptom table) → the Diagnosis, with the repro script written and
+run to confirm it fails on its own.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from .._device import DeviceInfo, detect, enable_interpreter_if_no_gpu
+from .._results import SpecReport
+from .._spec import Spec
+from ._causes import BUG_CLASSES, Cause, Diagnosis, Experiment
+from ._doctor import Step, doctor
+from ._import_lint import lint_spec
+from ._probe import Prober
+from ._rules import diagnose
+from ._sweep import Evidence, base_case, decode_arange, probe_case, probe_magnitudes, probe_structure, sweep_sizes
+
+__all__ = ["BUG_CLASSES", "Cause", "Diagnosis", "Experiment", "Step", "debug", "doctor", "format_diagnosis"]
+
+
+def default_budget(device: DeviceInfo) -> float:
+    """Seconds the experiments may take after the matrix: 60 s on a GPU, 180 s on a CPU (interpreter)."""
+    return 60.0 if device.is_gpu else 180.0
+
+
+def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None = None,
+          out_dir: str | Path | None = None, device: DeviceInfo | None = None, repro: bool = True,
+          sanitize: bool = True, large: bool | None = None) -> Diagnosis:
+    """Diagnose ``spec``: run its default matrix (unless ``report`` is given), then the experiments within
+    ``budget`` seconds, and return the ranked causes, the experiments, the smallest failing case and the path of a
+    standalone repro script (written into ``out_dir``, default ``kcheck-debug/``, and run once to confirm it fails).
+    """
+    from .._check import check
+    from .._errors import SpecError
+    from ..backends import framework as framework_of
+
+    if not isinstance(spec, Spec):
+        raise SpecError("spec", spec, "pass a kcheck.Spec")
+    if budget is not None and not budget > 0:
+        raise SpecError("budget", budget, "give a positive number of seconds for the experiments")
+    enable_interpreter_if_no_gpu()
+    dev = device or detect()
+    t0 = time.perf_counter()
+    if report is None:
+        report = check(spec, large=dev.is_gpu if large is None else large).specs[0]
+    failing = [r for r in report.cases if not r.ok]
+    ev = Evidence(spec, report, failing)
+    ev.lint = lint_spec(spec)
+    diag = Diagnosis(spec.name, failed=bool(failing), budget_seconds=budget or default_budget(dev))
+    if failing:
+        framework = framework_of(spec.kernel) or "torch"
+        prober = Prober(spec, dev, framework, diag.budget_seconds)
+        ev.base = base_case(spec, report)
+        if ev.base is not None:
+            dims = [d for d in spec.dim_names() if d in ev.base.sizes]
+            sweep_sizes(prober, ev, dims)
+            probe_magnitudes(prober, ev)
+        case = probe_case(ev)
+        if case is not None:
+            probe_structure(prober, ev, case)
+            if prober.left() > 0:
+                decode_arange(ev, case, dev.device)
+            if sanitize and dev.is_gpu and prober.left() > 15:
+                ev.sanitizer = _sanitize(spec, case, dev)
+        diag.experiments = prober.experiments
+        if prober.cut:
+            diag.notes.append(f"the budget of {diag.budget_seconds:g} s ran out: some experiments were not run")
+    diag.causes = diagnose(ev)
+    if ev.minimal is not None:
+        diag.minimal_case = ev.minimal.case.id
+        if repro:
+            _repro(spec, ev, diag, Path(out_dir or "kcheck-debug"), dev)
+    diag.seconds = time.perf_counter() - t0
+    return diag
+
+
+def _sanitize(spec: Spec, case: object, dev: DeviceInfo) -> list:
+    from ..sanitize import sanitize
+
+    rep = sanitize(spec, cases=[case], device=dev, timeout=120)  # type: ignore[list-item]
+    return [f for t in rep.tools for f in t.findings]
+
+
+def _repro(spec: Spec, ev: Evidence, diag: Diagnosis, out_dir: Path, dev: DeviceInfo) -> None:
+    from ..run._isolate import locate
+    from ._repro import run_repro, write_repro
+
+    ref = locate(spec)
+    if ref is None or ev.minimal is None:
+        diag.notes.append("no repro script: the Spec is not defined at module level")
+        return
+    top = diag.causes[0].title if diag.causes else ""
+    try:
+        script = write_repro(spec, ref.path, ev.minimal, out_dir, dev.device, top)
+    except Exception as exc:  # e.g. a Custom input that cannot be saved
+        diag.notes.append(f"no repro script: {type(exc).__name__}: {exc}")
+        return
+    diag.repro = str(script)
+    rc, seconds, tail = run_repro(script)
+    diag.repro_output = tail
+    if rc == 0:
+        diag.notes.append(f"the repro script passed when run on its own ({seconds:.1f} s): the failure needs "
+                          "kcheck's context (another case before it, the interpreter's checks)")
+    else:
+        diag.notes.append(f"the repro script fails on its own (exit {rc}, {seconds:.1f} s)")
+
+
+def format_diagnosis(diag: Diagnosis) -> str:
+    if not diag.failed:
+        lines = [f"{diag.spec}: every case passed; nothing to debug"]
+        lines += [f"  static: {c.describe()}" for c in diag.causes]
+        return "\n".join(lines)
+    lines = [f"{diag.spec}: diagnosis ({len(diag.experiments)} experiments, {diag.seconds:.1f} s; budget "
+             f"{diag.budget_seconds:g} s for the experiments)"]
+    if not diag.causes:
+        lines.append("  no rule matched the evidence; the experiments below are what was seen")
+    for i, c in enumerate(diag.causes[:5], 1):
+        lines.append(f"{i}. {c.title}  [score {c.score:.2f}]")
+        lines += [f"     - {e}" for e in c.evidence]
+        if c.next_check:
+            lines.append(f"     next: {c.next_check}")
+    if diag.minimal_case:
+        lines.append(f"smallest failing case: {diag.minimal_case}")
+    if diag.repro:
+        lines.append(f"standalone repro: python {diag.repro}")
+    if diag.experiments:
+        lines.append("experiments:")
+        for e in diag.experiments:
+            lines.append(f"  {'pass' if e.passed else 'FAIL'}  {e.axis:<9} {e.label:<34} {e.detail[:110]}")
+    lines += [f"note: {n}" for n in diag.notes]
+    return "\n".join(lines)

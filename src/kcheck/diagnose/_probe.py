@@ -1,0 +1,151 @@
+"""Probes: one case of a Spec, or of a variant of it, run and judged exactly as ``kcheck check`` judges it.
+
+A variant changes what the kernel and the reference see in the same way (inputs scaled, one input replaced by ones,
+the reference of a transposed input) or how outputs are allocated (zeroed instead of poisoned), so that the
+difference between a probe and the plain case is evidence. Every probe is an :class:`Experiment` in the Diagnosis.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from .._device import DeviceInfo
+from .._results import CaseResult, Status
+from .._spec import Spec, Tensor
+from ..cases import Case
+from ..run._execute import RunOptions, run_case
+from ._causes import Experiment
+
+
+def summary(res: CaseResult) -> str:
+    """One line of what went wrong in a case (or "passed")."""
+    if res.status is Status.PASSED:
+        return "passed"
+    if res.status in (Status.CRASHED, Status.TIMEOUT, Status.ERROR, Status.SKIPPED):
+        return f"{res.status.value}: {(res.reasons or [''])[0][:140]}"
+    parts = []
+    for c in res.comparisons:
+        if c.passed:
+            continue
+        bits = [f"{c.mismatches}/{c.numel} wrong"]
+        if c.unwritten:
+            bits.append(f"{c.unwritten} unwritten")
+        if c.nan_mismatches or c.inf_mismatches:
+            bits.append(f"{c.nan_mismatches} NaN, {c.inf_mismatches} Inf")
+        if c.mismatches:
+            bits.append(f"max error {c.max_abs:.3g}")
+        if c.location.kind not in ("none",):
+            bits.append(c.location.text)
+        parts.append(f"{c.output}: " + ", ".join(bits))
+    if res.noop:
+        parts.append(f"no-op: {res.noop}")
+    if res.findings:
+        parts.append(f"{len(res.findings)} interpreter finding(s): {res.findings[0].kind}")
+    if res.determinism is not None and res.determinism.differing:
+        parts.append(f"runs differ in {res.determinism.differing} elements (max {res.determinism.max_ulp:.3g} ULP)")
+    return "; ".join(parts) or "; ".join(res.reasons)[:160] or res.status.value
+
+
+class _ZeroEmpty(TorchFunctionMode):
+    """Zero what ``torch.empty``/``empty_like`` return inside the kernel (after kcheck's poisoning)."""
+
+    def __torch_function__(self, func: Any, types: Any, args: Sequence[Any] = (), kwargs: Any = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        if func in (torch.empty, torch.empty_like, torch.Tensor.new_empty) and isinstance(out, torch.Tensor):
+            out.zero_()
+        return out
+
+
+def zeroed_outputs(spec: Spec) -> Spec:
+    """The Spec with its outputs zeroed before the call instead of poisoned."""
+    if spec.outputs is not None:
+        outs = [dataclasses.replace(t, pattern="zeros") if isinstance(t, Tensor) else t for t in spec.outputs]
+        return dataclasses.replace(spec, outputs=outs)
+    kernel = spec.kernel
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with _ZeroEmpty():
+            return kernel(*args, **kwargs)
+
+    return dataclasses.replace(spec, kernel=run)
+
+
+def transformed(spec: Spec, transform: Callable[[list[Any]], list[Any]], *, kernel_too: bool = True) -> Spec:
+    """The Spec whose kernel (unless ``kernel_too`` is False) and reference see ``transform(inputs)``. Outputs the
+    Spec allocates follow the inputs, so the transform must keep shapes."""
+    kernel, reference = spec.kernel, spec.reference
+    n_in = len(spec.inputs)
+
+    def k(*args: Any, **kwargs: Any) -> Any:
+        return kernel(*transform(list(args[:n_in])), *args[n_in:], **kwargs)
+
+    def r(*args: Any) -> Any:
+        return reference(*transform(list(args)))
+
+    baseline = spec.baseline
+    if callable(baseline) and baseline is not True:
+        b = baseline
+
+        def baseline(*args: Any) -> Any:  # type: ignore[misc]
+            return b(*transform(list(args)))
+
+    return dataclasses.replace(spec, kernel=k if kernel_too else kernel, reference=r, baseline=baseline)
+
+
+def scaled(spec: Spec, factor: float) -> Spec:
+    def t(args: list[Any]) -> list[Any]:
+        return [a * factor if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
+
+    return transformed(spec, t)
+
+
+def ones_at(spec: Spec, index: int) -> Spec:
+    def t(args: list[Any]) -> list[Any]:
+        return [torch.ones_like(a) if i == index else a for i, a in enumerate(args)]
+
+    return transformed(spec, t)
+
+
+def reference_of_transposed(spec: Spec, index: int) -> Spec:
+    """The kernel unchanged, the reference given input ``index`` transposed (its last two dims; square only)."""
+
+    def t(args: list[Any]) -> list[Any]:
+        return [a.transpose(-1, -2).contiguous() if i == index else a for i, a in enumerate(args)]
+
+    return transformed(spec, t, kernel_too=False)
+
+
+class Prober:
+    """Runs probes until the budget is spent; each returns its CaseResult and is logged as an Experiment."""
+
+    def __init__(self, spec: Spec, device: DeviceInfo, framework: str, budget: float) -> None:
+        self.spec, self.device, self.framework, self.budget = spec, device, framework, budget
+        self.t0 = time.perf_counter()
+        self.experiments: list[Experiment] = []
+        self.results: list[tuple[Experiment, CaseResult]] = []
+        self.cut = False  # some probe was not run for lack of budget
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def left(self) -> float:
+        return self.budget - self.elapsed
+
+    def run(self, case: Case, axis: str, label: str, variant: Spec | None = None) -> CaseResult | None:
+        if self.left() <= 0:
+            self.cut = True
+            return None
+        res = run_case(variant or self.spec, case, self.device, self.framework, RunOptions())
+        if res.status is Status.SKIPPED:
+            return None
+        exp = Experiment(axis, label, case.id, res.ok, summary(res))
+        self.experiments.append(exp)
+        self.results.append((exp, res))
+        return res

@@ -1,0 +1,147 @@
+"""The minimal repro: a standalone script, readable without kcheck, that rebuilds the smallest failing case and
+fails (exit 1) while the bug is there.
+
+The failing inputs are saved beside it (``torch.save``), so the script replays exactly what failed; the kernel and
+the reference are taken from the user's own module. Outputs are filled with NaN before the call (and
+``torch.empty`` inside the launcher returns NaN), as kcheck does, so an element the kernel never writes shows.
+The check is ``torch.testing.assert_close`` with kcheck's tolerance for that case written out as numbers, plus
+the same-precision baseline rule when that is what failed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from .._results import CaseResult
+from .._spec import Spec, Tensor
+from ..cases import make_args
+
+TEMPLATE = '''#!/usr/bin/env python3
+"""Minimal repro written by `kcheck debug` on {date}.
+
+Spec {spec!r} from {path}
+Case {case_id}
+{cause}
+Run it from anywhere: python {script_name}   (exit 1 while the bug is there, 0 once it is fixed)
+"""
+
+import importlib.util
+import os
+import sys
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SPEC_FILE = {path!r}
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+if DEVICE == "cpu":
+    os.environ.setdefault("TRITON_INTERPRET", "1")  # Triton kernels run in its interpreter without a GPU
+
+spec_module = importlib.util.spec_from_file_location("kernel_under_test", SPEC_FILE)
+module = importlib.util.module_from_spec(spec_module)
+sys.path.insert(0, os.path.dirname(SPEC_FILE))
+spec_module.loader.exec_module(module)
+spec = next(v for v in vars(module).values() if getattr(v, "name", None) == {spec!r} and hasattr(v, "reference"))
+
+# the exact inputs of the failing case (seed {seed}, pattern {pattern!r}, sizes {sizes})
+inputs = [x.to(DEVICE) if isinstance(x, torch.Tensor) else x for x in torch.load(os.path.join(HERE, {inputs_name!r}))]
+config = {config!r}
+
+
+class NanEmpty(TorchFunctionMode):
+    """torch.empty inside the launcher returns NaN, so an element the kernel never writes shows."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {{}}))
+        if func in (torch.empty, torch.empty_like) and out.is_floating_point():
+            out.fill_(float("nan"))
+        return out
+
+
+expected = spec.reference(*[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+                            for x in inputs])
+expected = expected if isinstance(expected, tuple) else (expected,)
+{call}
+if DEVICE == "cuda":
+    torch.cuda.synchronize()
+
+failed = False
+TOLERANCES = {tolerances!r}  # (rtol, atol) per output: kcheck's, for this dtype and reduction length
+BASELINE = {baseline!r}  # same-precision baseline rule: (factor, floor) per output, or None
+for i, (out, exp) in enumerate(zip(outputs, expected)):
+    rtol, atol = TOLERANCES[i]
+    try:
+        torch.testing.assert_close(out.double(), exp.double().to(out.device), rtol=rtol, atol=atol, equal_nan=True)
+    except AssertionError as err:
+        print(f"output {{i}}: {{err}}")
+        failed = True
+    if BASELINE[i] is not None:
+        factor, floor = BASELINE[i]
+        base = spec.reference(*inputs)
+        base = (base if isinstance(base, tuple) else (base,))[i]
+        err_kernel = (out.double() - exp.double()).abs().max().item()
+        err_base = (base.double() - exp.double()).abs().max().item()
+        if err_kernel > factor * err_base + floor:
+            print(f"output {{i}}: error {{err_kernel:.3g}} exceeds {{factor}} x the same-precision baseline's "
+                  f"{{err_base:.3g}} (+ {{floor:.3g}})")
+            failed = True
+sys.exit(1 if failed else 0)
+'''
+
+
+def write_repro(spec: Spec, spec_file: str, result: CaseResult, out_dir: Path, device: str,
+                cause: str = "") -> Path:
+    """Write ``repro_<spec>.py`` and its inputs file into ``out_dir``; return the script's path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    case = result.case
+    args = make_args(spec, case, device)
+    inputs_name = f"repro_{spec.name}.inputs.pt"
+    torch.save([a.detach().cpu() if isinstance(a, torch.Tensor) else a for a in args], out_dir / inputs_name)
+    if spec.outputs is not None:
+        shapes = []
+        for t in spec.outputs:
+            assert isinstance(t, Tensor)
+            shape = tuple(case.sizes.get(str(d), d) if isinstance(d, str) else d for d in t.dims)
+            dtype = t.dtype or _storage(case.precision)
+            fill = "torch.zeros" if t.pattern == "zeros" else "torch.full"
+            shapes.append(f"{fill}({shape!r}, " + ("" if t.pattern == "zeros" else "float('nan'), ")
+                          + f"dtype={dtype}, device=DEVICE)")
+        call = ("outputs = [" + ", ".join(shapes) + "]  # poisoned with NaN, as kcheck does\n"
+                "with NanEmpty():\n    spec.kernel(*inputs, *outputs, **config)")
+    else:
+        call = ("with NanEmpty():\n    outputs = spec.kernel(*inputs, **config)\n"
+                "outputs = outputs if isinstance(outputs, tuple) else (outputs,)")
+    tolerances = [(c.tolerance.rtol, c.tolerance.atol) for c in result.comparisons]
+    baseline = [(c.baseline.factor, c.baseline.floor) if c.baseline is not None and c.baseline.required else None
+                for c in result.comparisons]
+    script = out_dir / f"repro_{spec.name}.py"
+    script.write_text(TEMPLATE.format(
+        date=time.strftime("%Y-%m-%d"), spec=spec.name, path=str(Path(spec_file).resolve()), case_id=case.id,
+        cause=f"Likely cause: {cause}" if cause else "", script_name=script.name, seed=case.seed,
+        pattern=case.pattern, sizes=case.sizes, inputs_name=inputs_name, config=case.config_dict, call=call,
+        tolerances=tolerances or [(0.0, 0.0)], baseline=baseline or [None]))
+    return script
+
+
+def _storage(precision: str) -> str:
+    from .._dtypes import PRECISIONS
+
+    return "torch." + str(PRECISIONS[precision].storage).replace("torch.", "")
+
+
+def run_repro(script: Path, timeout: float = 300.0) -> tuple[int | None, float, str]:
+    """Run the script in a fresh interpreter; (exit code or None on timeout, seconds, last lines of output)."""
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=timeout,
+                              cwd=script.parent)
+    except subprocess.TimeoutExpired:
+        return None, time.perf_counter() - t0, f"timed out after {timeout:g} s"
+    tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-4:])
+    return proc.returncode, time.perf_counter() - t0, tail

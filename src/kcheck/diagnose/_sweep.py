@@ -1,0 +1,202 @@
+"""The debugger's experiments (FR 4.4, the checklist's steps 3-6): sizes per dimension with bisection between the
+largest passing and the smallest failing size, one block versus many, magnitudes, repeated runs, zeroed outputs,
+one input at a time set to ones, the reference of a transposed input, arange inputs decoded, and the Spec's code
+stages. What they show is gathered in an :class:`Evidence` that the rules read."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from .._results import CaseResult, SpecReport, Status
+from .._spec import Spec, Tensor
+from ..cases import Case
+from ._probe import Prober, ones_at, reference_of_transposed, scaled, zeroed_outputs
+
+SIZES = (1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1024)
+MAGNITUDES = (10.0, 100.0, 1e3, 1e4)
+
+
+@dataclass
+class Evidence:
+    spec: Spec
+    report: SpecReport
+    failing: list[CaseResult]
+    base: Case | None = None  # the case the probes vary: nominal sizes, first precision, randn, first failing config
+    sizes: dict[str, list[tuple[int, bool, CaseResult]]] = field(default_factory=dict)
+    magnitudes: list[tuple[float, CaseResult]] = field(default_factory=list)
+    repeat: CaseResult | None = None
+    zeroed: CaseResult | None = None
+    ones: dict[int, CaseResult] = field(default_factory=dict)  # input index -> probe with that input all ones
+    transposed: dict[int, CaseResult] = field(default_factory=dict)  # input index -> kernel vs ref(input^T)
+    arange: list[str] = field(default_factory=list)  # decoded wrong outputs
+    stages: list[tuple[str, CaseResult]] = field(default_factory=list)
+    lint: list[Any] = field(default_factory=list)  # static findings on the Spec's source file
+    sanitizer: list[Any] = field(default_factory=list)  # compute-sanitizer findings (GPU)
+    minimal: CaseResult | None = None
+
+    # -- views the rules use ---------------------------------------------------------------------------------------
+    def failing_axes(self) -> set[str]:
+        return {r.case.axis for r in self.failing}
+
+    def failing_patterns(self) -> set[str]:
+        return {r.case.pattern for r in self.failing}
+
+    def comparisons(self) -> list[Any]:
+        return [c for r in self.failing for c in r.comparisons if not c.passed]
+
+    def findings(self) -> list[Any]:
+        return [f for r in self.failing for f in r.findings] + list(self.sanitizer)
+
+    def crashes(self) -> list[str]:
+        return [" ".join(r.reasons) for r in self.failing if r.status in (Status.CRASHED, Status.ERROR)]
+
+
+def _input_tensors(spec: Spec) -> list[int]:
+    return [i for i, t in enumerate(spec.inputs) if isinstance(t, Tensor)]
+
+
+def base_case(spec: Spec, report: SpecReport) -> Case | None:
+    """Nominal sizes, first precision, randn, contiguous, seed 0; the config of the first failing case."""
+    failing = [r for r in report.cases if not r.ok]
+    nominal = next((r.case for r in report.cases if r.case.axis == "size" and r.case.pattern == "randn"
+                    and r.case.sizes == {d: spec.dim(d).nominal for d in spec.dim_names()}), None)
+    if nominal is None:
+        return None
+    config = failing[0].case.config if failing else nominal.config
+    return dataclasses.replace(nominal, config=config, repeats=0, properties=False, axis="debug", skip=None)
+
+
+def _with(case: Case, **sizes: int) -> Case:
+    dims = tuple((d, sizes.get(d, v)) for d, v in case.dims)
+    return dataclasses.replace(case, dims=dims)
+
+
+def sweep_sizes(p: Prober, ev: Evidence, dims: list[str]) -> None:
+    """Per dimension, the others at their nominal: SIZES plus 2x and 4x the nominal, then bisection between the
+    largest passing size below the smallest failing one and that failing size."""
+    assert ev.base is not None
+    for d in dims:
+        nominal = ev.base.sizes[d]
+        values = sorted({v for v in SIZES if v <= max(1024, nominal)} | {nominal, 2 * nominal, 4 * nominal + 1})
+        seen: dict[int, tuple[bool, CaseResult]] = {}
+        for v in values:
+            res = p.run(_with(ev.base, **{d: v}), "size", f"{d}={v}")
+            if res is not None:
+                seen[v] = (res.ok, res)
+        fails = sorted(v for v, (ok, _) in seen.items() if not ok)
+        if fails:
+            f = fails[0]
+            below = [v for v, (ok, _) in seen.items() if ok and v < f]
+            lo = max(below) if below else None
+            while lo is not None and f - lo > 1 and p.left() > 0:
+                mid = (lo + f) // 2
+                res = p.run(_with(ev.base, **{d: mid}), "bisect", f"{d}={mid}")
+                if res is None:
+                    break
+                seen[mid] = (res.ok, res)
+                if res.ok:
+                    lo = mid
+                else:
+                    f = mid
+        ev.sizes[d] = sorted((v, ok, r) for v, (ok, r) in seen.items())
+
+
+def probe_magnitudes(p: Prober, ev: Evidence) -> None:
+    assert ev.base is not None
+    for k in MAGNITUDES:
+        res = p.run(ev.base, "magnitude", f"randn x {k:g}", scaled(ev.spec, k))
+        if res is not None:
+            ev.magnitudes.append((k, res))
+
+
+def probe_case(ev: Evidence) -> Case | None:
+    """The smallest failing case the probes or the matrix found (fewest elements), else the first failing one."""
+    cands = [r for r in ev.failing if r.status in (Status.FAILED, Status.CRASHED, Status.ERROR, Status.TIMEOUT)]
+    for rows in ev.sizes.values():
+        cands += [r for _, ok, r in rows if not ok]
+    if not cands:
+        return None
+
+    def size(r: CaseResult) -> int:
+        return math.prod(max(v, 1) for v in r.case.sizes.values())
+
+    best = min(cands, key=lambda r: (r.status is not Status.FAILED, size(r)))
+    ev.minimal = best
+    return best.case
+
+
+def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
+    """On a failing case: repeats, zeroed outputs, ones per input, transposed references, arange decoded."""
+    case = dataclasses.replace(case, axis="debug", skip=None)
+    res = p.run(dataclasses.replace(case, repeats=3), "repeat", "3 more runs on the same inputs")
+    ev.repeat = res
+    ev.zeroed = p.run(case, "outputs", "outputs zeroed instead of poisoned", zeroed_outputs(ev.spec))
+    tensors = _input_tensors(ev.spec)
+    if len(tensors) > 1:
+        for i in tensors:
+            r = p.run(case, "input", f"{_name(ev.spec, i)} = ones", ones_at(ev.spec, i))
+            if r is not None:
+                ev.ones[i] = r
+    sizes = case.sizes
+    for i in tensors:
+        t = ev.spec.inputs[i]
+        assert isinstance(t, Tensor)
+        if len(t.dims) >= 2 and sizes.get(str(t.dims[-1])) == sizes.get(str(t.dims[-2])):
+            r = p.run(case, "transpose", f"reference of {_name(ev.spec, i)} transposed",
+                      reference_of_transposed(ev.spec, i))
+            if r is not None:
+                ev.transposed[i] = r
+    if ev.spec.stages and p.left() > 0:
+        for stage, (kernel, reference) in ev.spec.stages.items():
+            variant = dataclasses.replace(ev.spec, kernel=kernel, reference=reference, stages={})
+            r = p.run(case, "stage", f"stage {stage}", variant)
+            if r is not None:
+                ev.stages.append((stage, r))
+                if not r.ok:
+                    break
+
+
+def _name(spec: Spec, i: int) -> str:
+    return getattr(spec.inputs[i], "name", None) or f"input {i}"
+
+
+def decode_arange(ev: Evidence, case: Case, device: str) -> None:
+    """Run the case on arange inputs (each value its flat index) and say, for the first wrong outputs, which input
+    element or which expected position their value came from."""
+    from ..cases import make_args, upcast
+    from ..run._execute import _Kernel
+
+    spec = ev.spec
+    c = dataclasses.replace(case, pattern="arange", repeats=0, axis="debug")
+    try:
+        args = make_args(spec, c, device)
+        expected = spec.reference(*upcast(args))
+        expected = expected if isinstance(expected, tuple) else (expected,)
+        outs, _ = _Kernel(spec, c, device).outputs(args)
+    except Exception as exc:  # the kernel's fault: nothing to decode
+        ev.arange.append(f"arange run raised {type(exc).__name__}")
+        return
+    for o, e in zip(outs, expected, strict=False):
+        a, x = o.detach().double().cpu(), e.detach().double().cpu()
+        if a.shape != x.shape:
+            continue
+        bad = (a != x) & ~(torch.isnan(a) & torch.isnan(x))
+        flat = torch.nonzero(bad.reshape(-1)).reshape(-1)[:4].tolist()
+        if not flat:
+            continue
+        xf = x.reshape(-1)
+        for f in flat:
+            idx = tuple(int(v) for v in torch.unravel_index(torch.tensor(f), a.shape))
+            v = float(a.reshape(-1)[f])
+            hits = torch.nonzero(xf == v).reshape(-1)[:2].tolist() if math.isfinite(v) else []
+            if len(hits) == 1 and hits[0] != f:
+                j = tuple(int(t) for t in torch.unravel_index(torch.tensor(hits[0]), a.shape))
+                note = " (the transposed position)" if len(j) >= 2 and j[-2:] == idx[-2:][::-1] else ""
+                ev.arange.append(f"out{list(idx)} = {v:g}, the value expected at out{list(j)}{note}")
+            else:
+                ev.arange.append(f"out{list(idx)} = {v:g}, expected {float(xf[f]):g}")
