@@ -1,4 +1,4 @@
-"""Score kcheck on the planted bugs, beside the checks people use today (issue 6, first part: no diagnosis yet).
+"""Score kcheck on the planted bugs, beside the checks people use today (issue 6).
 
     python benchmarks/zoo.py [--seeds N]
 
@@ -95,55 +95,148 @@ def one_shape(spec: Spec) -> bool:
     return False
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, default=3, help="seeds per correct example (false positives)")
-    args = ap.parse_args()
+def _bug_class(spec: Spec) -> str | None:
+    import sys
+
+    from kcheck.run._isolate import locate
+
+    ref = locate(spec)
+    if ref is None:
+        return None
+    for module in list(sys.modules.values()):
+        if getattr(module, "__file__", None) and Path(module.__file__).resolve() == Path(ref.path).resolve():
+            return getattr(module, "BUG_CLASS", None)
+    return None
+
+
+def _static(spec: Spec) -> list:
+    from kcheck.diagnose import lint_spec
+
+    return [f for f in lint_spec(spec) if f.severity == "error" or "int32" in f.kind]
+
+
+def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, quiet: bool = False) -> list[dict]:
+    """One row per Spec of tests/zoo_kernels (planted bugs) and examples/ (correct kernels)."""
     enable_interpreter_if_no_gpu()
     import kcheck
     from kcheck._discover import discover
+    from kcheck.diagnose import debug
 
     gpu = torch.cuda.is_available()
     rows = []
     for folder, buggy in ((ROOT / "tests" / "zoo_kernels", True), (ROOT / "examples", False)):
         for found in discover(folder):
             for spec in found.specs:
-                if spec.name.endswith("_fixed"):
-                    buggy_here = False
-                else:
-                    buggy_here = buggy
+                buggy_here = buggy and not spec.name.endswith("_fixed")
                 t0 = time.perf_counter()
-                report = kcheck.check(spec, large=gpu, seeds=None if buggy_here else args.seeds)
+                report = kcheck.check(spec, large=gpu, seeds=None if buggy_here else seeds)
                 seconds = time.perf_counter() - t0
-                bad = [c for c in report.cases if not c.ok]
-                skipped_all = all(c.status.value == "skipped" for c in report.cases)
-                large_skipped = any(c.case.axis == "large" and c.status.value == "skipped" for c in report.cases)
+                spec_report = report.specs[0]
+                bad = [c for c in spec_report.cases if not c.ok]
+                skipped_all = all(c.status.value == "skipped" for c in spec_report.cases)
+                large_skipped = any(c.case.axis == "large" and c.status.value == "skipped" for c in spec_report.cases)
+                static = _static(spec) if buggy_here else []
                 smallest = min(bad, key=_size) if bad else None
-                rows.append({
-                    "spec": spec.name, "buggy": buggy_here, "kcheck": bool(bad), "skipped": skipped_all,
-                    "mechanism": _mechanism(smallest) if smallest else (
-                        "GPU only (large)" if buggy_here and large_skipped else "-"),
+                mechanism = _mechanism(smallest) if smallest else (
+                    f"static check ({static[0].kind})" if static else "-")
+                gpu_only = buggy_here and not bad and (skipped_all or large_skipped)
+                row = {
+                    "spec": spec.name, "buggy": buggy_here, "class": _bug_class(spec) if buggy_here else None,
+                    "kcheck": bool(bad) or bool(static), "ran": bool(bad), "static": bool(static),
+                    "gpu_only": gpu_only, "skipped": skipped_all, "mechanism": mechanism,
                     "minimal": smallest.id if smallest else "-", "seconds": seconds,
                     "kernelbench": kernelbench(spec) if not skipped_all else None,
                     "assert_close": one_shape(spec) if not skipped_all else None,
-                })
-    print(f"{'spec':<26}{'bug?':<6}{'kcheck':<9}{'mechanism':<20}{'KB-style':<10}{'assert_close':<14}{'s':>6}  "
-          "smallest failing case")
-    for r in rows:
-        def mark(v: bool | None) -> str:
-            return "n/a" if v is None else ("FLAG" if v else "-")
+                    "diagnosis": None, "diagnosis_ok": None, "minimal_debug": None, "debug_seconds": None,
+                }
+                if diagnose and buggy_here and (bad or static):
+                    diag = debug(spec, report=spec_report, budget=budget, out_dir=ROOT / "kcheck-debug" / "zoo",
+                                 repro=True)
+                    top = diag.top
+                    row["diagnosis"] = top.key if top else None
+                    row["diagnosis_ok"] = bool(top and top.key == row["class"])
+                    row["minimal_debug"] = diag.minimal_case
+                    row["debug_seconds"] = diag.seconds
+                    row["repro"] = diag.notes[-1] if diag.notes else ""
+                rows.append(row)
+                if not quiet:
+                    print(f"  {spec.name}: kcheck={'FLAG' if row['kcheck'] else '-'} via {row['mechanism']}; "
+                          f"diagnosis {row['diagnosis']} (planted {row['class']})", flush=True)
+    return rows
 
-        kc = "skipped" if r["skipped"] else mark(r["kcheck"])
-        print(f"{r['spec']:<26}{'yes' if r['buggy'] else 'no':<6}{kc:<9}{r['mechanism']:<20}"
-              f"{mark(r['kernelbench']):<10}{mark(r['assert_close']):<14}{r['seconds']:>6.1f}  {r['minimal']}")
-    bugs = [r for r in rows if r["buggy"] and not r["skipped"] and r["mechanism"] != "GPU only (large)"]
-    gpu_only = [r["spec"] for r in rows if r["buggy"] and (r["skipped"] or r["mechanism"] == "GPU only (large)")]
-    print(f"can only show on a GPU here: {', '.join(gpu_only) or 'none'}")
+
+def totals(rows: list[dict]) -> dict[str, float]:
+    bugs = [r for r in rows if r["buggy"] and not r["gpu_only"]]
+    diagnosed = [r for r in bugs if r["diagnosis"] is not None or r["kcheck"]]
     good = [r for r in rows if not r["buggy"] and not r["skipped"]]
-    for name in ("kcheck", "kernelbench", "assert_close"):
-        det = sum(bool(r[name]) for r in bugs)
-        fp = sum(bool(r[name]) for r in good)
-        print(f"{name:<13} detected {det}/{len(bugs)} planted bugs; false positives {fp}/{len(good)} correct kernels")
+    out = {
+        "planted": len([r for r in rows if r["buggy"]]),
+        "showable": len(bugs),
+        "kcheck_detected": sum(bool(r["kcheck"]) for r in bugs),
+        "diagnosis_correct": sum(bool(r["diagnosis_ok"]) for r in diagnosed),
+        "kernelbench_detected": sum(bool(r["kernelbench"]) for r in bugs),
+        "assert_close_detected": sum(bool(r["assert_close"]) for r in bugs),
+        "correct_kernels": len(good),
+        "kcheck_false_positives": sum(bool(r["kcheck"]) for r in good),
+        "kernelbench_false_positives": sum(bool(r["kernelbench"]) for r in good),
+        "assert_close_false_positives": sum(bool(r["assert_close"]) for r in good),
+    }
+    out["detection_rate"] = out["kcheck_detected"] / max(out["showable"], 1)
+    out["diagnosis_accuracy"] = out["diagnosis_correct"] / max(out["showable"], 1)
+    return out
+
+
+def markdown(rows: list[dict], tot: dict[str, float], where: str) -> str:
+    def mark(v: bool | None) -> str:
+        return "n/a" if v is None else ("**caught**" if v else "missed")
+
+    lines = [f"### {where}", "",
+             "| spec | planted class | kcheck | mechanism | top diagnosis | right? | KernelBench-style | "
+             "assert_close | minimal case | s |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["buggy"]:
+            kc = "GPU only" if r["gpu_only"] and not r["kcheck"] else mark(r["kcheck"])
+            diag = r["diagnosis"] or "-"
+            ok = "-" if r["diagnosis_ok"] is None else ("yes" if r["diagnosis_ok"] else "**no**")
+        else:
+            kc = "n/a (skipped)" if r["skipped"] else ("**FALSE POSITIVE**" if r["kcheck"] else "passes")
+            diag, ok = "-", "-"
+        secs = r["seconds"] + (r["debug_seconds"] or 0)
+        lines.append(f"| {r['spec']} | {r['class'] or 'correct'} | {kc} | {r['mechanism']} | {diag} | {ok} | "
+                     f"{mark(r['kernelbench']) if r['buggy'] else ('FP' if r['kernelbench'] else 'passes')} | "
+                     f"{mark(r['assert_close']) if r['buggy'] else ('FP' if r['assert_close'] else 'passes')} | "
+                     f"`{r['minimal_debug'] or r['minimal']}` | {secs:.0f} |")
+    gpu_only = ", ".join(r["spec"] for r in rows if r["buggy"] and r["gpu_only"]) or "none"
+    lines += ["", f"Planted bugs: {tot['planted']}, of which {tot['showable']} can show on this machine "
+              f"(the others need a GPU: {gpu_only})."
+              f" kcheck detected {tot['kcheck_detected']}/{tot['showable']}, diagnosis right (top-ranked cause = "
+              f"planted class) {tot['diagnosis_correct']}/{tot['showable']}; KernelBench-style "
+              f"{tot['kernelbench_detected']}/{tot['showable']}; one-shape assert_close "
+              f"{tot['assert_close_detected']}/{tot['showable']}. False positives on the {tot['correct_kernels']} "
+              f"correct examples: kcheck {tot['kcheck_false_positives']}, KernelBench-style "
+              f"{tot['kernelbench_false_positives']}, assert_close {tot['assert_close_false_positives']}."]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    import json
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", type=int, default=3, help="seeds per correct example (false positives)")
+    ap.add_argument("--budget", type=float, default=None, help="seconds of experiments per bug (debugger)")
+    ap.add_argument("--no-diagnosis", action="store_true")
+    ap.add_argument("--markdown", metavar="OUT", help="write the table as Markdown to OUT")
+    ap.add_argument("--json", metavar="OUT", help="write rows and totals as JSON to OUT")
+    args = ap.parse_args()
+    rows = score(args.seeds, args.budget, diagnose=not args.no_diagnosis)
+    tot = totals(rows)
+    where = f"{'H200' if torch.cuda.is_available() else 'CPU (Triton interpreter)'}, {time.strftime('%Y-%m-%d')}"
+    text = markdown(rows, tot, where)
+    print(text)
+    if args.markdown:
+        Path(args.markdown).write_text(text + "\n")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"rows": rows, "totals": tot}, indent=1, default=str))
 
 
 if __name__ == "__main__":

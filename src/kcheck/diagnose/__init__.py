@@ -71,7 +71,7 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
             if prober.left() > 0:
                 decode_arange(ev, case, dev.device)
             if sanitize and dev.is_gpu and prober.left() > 15:
-                ev.sanitizer = _sanitize(spec, case, dev)
+                ev.sanitizer = _sanitize_case(spec, case, dev)
         diag.experiments = prober.experiments
         if prober.cut:
             diag.notes.append(f"the budget of {diag.budget_seconds:g} s ran out: some experiments were not run")
@@ -79,19 +79,19 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
     if ev.minimal is not None:
         diag.minimal_case = ev.minimal.case.id
         if repro:
-            _repro(spec, ev, diag, Path(out_dir or "kcheck-debug"), dev)
+            _write_and_run_repro(spec, ev, diag, Path(out_dir or "kcheck-debug"), dev)
     diag.seconds = time.perf_counter() - t0
     return diag
 
 
-def _sanitize(spec: Spec, case: object, dev: DeviceInfo) -> list:
+def _sanitize_case(spec: Spec, case: object, dev: DeviceInfo) -> list:
     from ..sanitize import sanitize
 
     rep = sanitize(spec, cases=[case], device=dev, timeout=120)  # type: ignore[list-item]
     return [f for t in rep.tools for f in t.findings]
 
 
-def _repro(spec: Spec, ev: Evidence, diag: Diagnosis, out_dir: Path, dev: DeviceInfo) -> None:
+def _write_and_run_repro(spec: Spec, ev: Evidence, diag: Diagnosis, out_dir: Path, dev: DeviceInfo) -> None:
     from ..run._isolate import locate
     from ._repro import run_repro, write_repro
 

@@ -65,7 +65,8 @@ class _ZeroEmpty(TorchFunctionMode):
 def zeroed_outputs(spec: Spec) -> Spec:
     """The Spec with its outputs zeroed before the call instead of poisoned."""
     if spec.outputs is not None:
-        outs = [dataclasses.replace(t, pattern="zeros") if isinstance(t, Tensor) else t for t in spec.outputs]
+        outs = [Tensor(*t.dims, dtype=t.dtype, pattern="zeros", mutated=t.mutated, name=t.name)
+                for t in spec.outputs]
         return dataclasses.replace(spec, outputs=outs)
     kernel = spec.kernel
 

@@ -59,7 +59,11 @@ def _block_dims(ev: Evidence) -> list[tuple[str, int, int]]:
         if not bad or not ok:
             continue
         t = max(ok)
-        if all(v > t for v in bad) and min(bad) > 2 and any(_pow2(v) or v % 32 == 0 for v in bad) \
+        first = next(r for v, good, r in ev.sizes[d] if v == min(bad))
+        # lost blocks lose whole partial results: a large error at once, not a rounding error that grows with n
+        gross = first.status is not Status.FAILED or any(
+            c.mismatches and c.rel_l2 > 1e-2 for c in first.comparisons if not c.passed)
+        if gross and all(v > t for v in bad) and min(bad) > 2 and any(_pow2(v) or v % 32 == 0 for v in bad) \
                 and min(bad) <= 4 * t + 1:
             out.append((d, t, min(bad)))
     return out

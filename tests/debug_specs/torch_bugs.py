@@ -1,0 +1,52 @@
+"""Small planted bugs written in torch (fast on a CPU) for the debugger's tests: each Spec's kernel carries one bug
+from the seeds' list, in the form that passes a casual square randn test where the class allows it."""
+
+import torch
+
+import kcheck
+
+DIMS = {"M": kcheck.Dim(nominal=64, real=()), "N": kcheck.Dim(nominal=64, real=())}
+
+
+def _accumulate_into_output(x: torch.Tensor, out: torch.Tensor) -> None:
+    out += x.sum(-1)  # BUG: assumes out starts at zero
+
+
+uninitialized = kcheck.Spec(name="uninitialized", kernel=_accumulate_into_output, reference=lambda x: x.sum(-1),
+                            inputs=[kcheck.Tensor("M", "N")], outputs=[kcheck.Tensor("M")], dims=DIMS,
+                            dtypes=["fp32"], reduce=["N"])
+
+
+def _scale_wrong_axis(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    m, n = x.shape
+    idx = (torch.arange(m * n, device=x.device) % m % max(n, 1)).view(m, n)  # BUG: % M where % N is meant
+    return x * s[idx] if n else x.clone()
+
+
+wrong_axis = kcheck.Spec(name="wrong_axis", kernel=_scale_wrong_axis, reference=lambda x, s: x * s,
+                         inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("N")], dims=DIMS, dtypes=["fp32"])
+
+column_sums = kcheck.Spec(name="column_sums", kernel=lambda x: x.sum(0),  # BUG: sums columns, rows are meant
+                          reference=lambda x: x.sum(-1), inputs=[kcheck.Tensor("N", "N")],
+                          dims={"N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"], reduce=["N"])
+
+
+def _softmax_no_max(x: torch.Tensor) -> torch.Tensor:
+    e = torch.exp(x)  # BUG: no max subtraction
+    return e / e.sum(-1, keepdim=True)
+
+
+softmax_no_max = kcheck.Spec(name="softmax_no_max", kernel=_softmax_no_max, reference=lambda x: x.softmax(-1),
+                             inputs=[kcheck.Tensor("M", "N")], dims=DIMS, dtypes=["fp32"])
+
+
+def _normalize_no_eps(x: torch.Tensor) -> torch.Tensor:
+    return x / x.abs().sum(-1, keepdim=True)  # BUG: no clamp of the denominator
+
+
+normalize_no_eps = kcheck.Spec(name="normalize_no_eps", kernel=_normalize_no_eps,
+                               reference=lambda x: torch.nn.functional.normalize(x, p=1.0, dim=-1),
+                               inputs=[kcheck.Tensor("M", "N")], dims=DIMS, dtypes=["fp32"], reduce=["N"])
+
+correct = kcheck.Spec(name="correct", kernel=lambda x: x * 2, reference=lambda x: x * 2,
+                      inputs=[kcheck.Tensor("M", "N")], dims=DIMS, dtypes=["fp32"])

@@ -1,0 +1,96 @@
+"""The debugger: experiments, the rules' ranking, the minimal case and the standalone repro."""
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+import kcheck
+from kcheck.diagnose import BUG_CLASSES, debug, doctor, format_diagnosis
+from kcheck.diagnose._probe import Prober, zeroed_outputs
+from kcheck.diagnose._rules import RULES
+
+bugs = importlib.import_module("debug_specs.torch_bugs")
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("uninitialized", "uninitialized-accumulator"),
+    ("wrong_axis", "wrong-axis"),
+    ("column_sums", "index-transposition"),
+    ("softmax_no_max", "exp-overflow"),
+    ("normalize_no_eps", "division-by-zero"),
+])
+def test_the_planted_cause_is_ranked_first(name, expected, tmp_path):
+    diag = debug(getattr(bugs, name), budget=60, out_dir=tmp_path)
+    assert diag.failed and diag.top is not None, format_diagnosis(diag)
+    assert diag.top.key == expected, format_diagnosis(diag)
+    assert diag.top.evidence and diag.top.next_check
+    assert diag.top.key in BUG_CLASSES
+
+
+def test_the_evidence_names_what_was_seen(tmp_path):
+    axis = debug(bugs.wrong_axis, budget=60, out_dir=tmp_path)
+    assert "the failure vanishes when input 1 is all ones" in axis.top.evidence[0]
+    cols = debug(bugs.column_sums, budget=60, out_dir=tmp_path)
+    assert any("matches the reference of input 0 transposed" in e for e in cols.top.evidence)
+    text = format_diagnosis(cols)
+    assert "smallest failing case: column_sums[N=" in text and "experiments:" in text
+
+
+def test_minimal_case_and_repro_script_run_standalone(tmp_path):
+    diag = debug(bugs.uninitialized, budget=60, out_dir=tmp_path)
+    assert diag.minimal_case is not None and diag.repro is not None
+    proc = subprocess.run([sys.executable, diag.repro], capture_output=True, text=True, cwd="/")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "output 0" in proc.stdout
+    source = open(diag.repro).read()
+    assert "import kcheck" not in source and "from kcheck" not in source  # readable without kcheck's internals
+    assert any("fails on its own" in n for n in diag.notes)
+
+
+def test_a_correct_spec_has_nothing_to_debug(tmp_path):
+    diag = debug(bugs.correct, out_dir=tmp_path)
+    assert not diag.failed and diag.causes == [] and diag.experiments == [] and diag.repro is None
+    assert "every case passed" in format_diagnosis(diag)
+
+
+def test_the_budget_bounds_the_experiments(tmp_path):
+    diag = debug(bugs.softmax_no_max, budget=1e-6, out_dir=tmp_path)
+    assert len(diag.experiments) <= 1
+    assert any("budget" in n for n in diag.notes)
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(kcheck.SpecError, match="budget"):
+        debug(bugs.correct, budget=0)
+    with pytest.raises(kcheck.SpecError, match="spec"):
+        debug("softmax")  # type: ignore[arg-type]
+
+
+def test_zeroed_outputs_probe_is_the_only_difference():
+    from kcheck._device import detect
+
+    spec = bugs.uninitialized
+    case = kcheck.matrix(spec, cases="uninitialized[M=64,N=64,fp32,randn,seed=0]")[0]
+    p = Prober(spec, detect(), "torch", 30)
+    assert not p.run(case, "plain", "poisoned").ok
+    assert p.run(case, "outputs", "zeroed", zeroed_outputs(spec)).ok
+
+
+def test_every_rule_is_safe_on_empty_evidence():
+    from kcheck._results import SpecReport
+    from kcheck.diagnose._sweep import Evidence
+
+    ev = Evidence(bugs.correct, SpecReport("correct", "torch", "cpu", []), [])
+    assert [r(ev) for r in RULES] == [None] * len(RULES)
+
+
+def test_doctor_runs_ten_steps_in_order():
+    steps = doctor(bugs.uninitialized)
+    assert [s.number for s in steps] == list(range(1, 11))
+    assert any(s.outcome == "problem" for s in steps)
+    assert steps[0].outcome == "not run" and "GPU" in steps[0].detail  # torch kernel, no GPU: says why
+    assert steps[9].outcome == "not run"
+    good = doctor(bugs.correct)
+    assert all(s.outcome != "problem" for s in good), [s.describe() for s in good]
