@@ -74,6 +74,7 @@ if DEVICE == "cuda":
 failed = False
 TOLERANCES = {tolerances!r}  # (rtol, atol) per output: kcheck's, for this dtype and reduction length
 BASELINE = {baseline!r}  # same-precision baseline rule: (factor, floor) per output, or None
+NOOP = {noop!r}  # per output, the trivial result it was found identical to, or None
 for i, (out, exp) in enumerate(zip(outputs, expected)):
     rtol, atol = TOLERANCES[i]
     try:
@@ -90,6 +91,14 @@ for i, (out, exp) in enumerate(zip(outputs, expected)):
         if err_kernel > factor * err_base + floor:
             print(f"output {{i}}: error {{err_kernel:.3g}} exceeds {{factor}} x the same-precision baseline's "
                   f"{{err_base:.3g}} (+ {{floor:.3g}})")
+            failed = True
+    # no-op check: an output identical to a trivial candidate the tolerance cannot tell from the reference
+    noop = NOOP[i]
+    if noop is not None:
+        cand = torch.zeros_like(out) if noop == "zeros" else (
+            inputs[int(noop.split()[1])] if noop.startswith("input ") else torch.full_like(out, out.flatten()[0]))
+        if torch.equal(out, cand.to(out.dtype)) and not torch.equal(exp.to(out.dtype), cand.to(out.dtype)):
+            print(f"output {{i}}: exactly {{noop}}: the kernel did not compute it (kcheck's no-op guard)")
             failed = True
 sys.exit(1 if failed else 0)
 '''
@@ -125,8 +134,18 @@ def write_repro(spec: Spec, spec_file: str, result: CaseResult, out_dir: Path, d
         date=time.strftime("%Y-%m-%d"), spec=spec.name, path=str(Path(spec_file).resolve()), case_id=case.id,
         cause=f"Likely cause: {cause}" if cause else "", script_name=script.name, seed=case.seed,
         pattern=case.pattern, sizes=case.sizes, inputs_name=inputs_name, config=case.config_dict, call=call,
-        tolerances=tolerances or [(0.0, 0.0)], baseline=baseline or [None]))
+        tolerances=tolerances or [(0.0, 0.0)], baseline=baseline or [None],
+        noop=[_noop_of(result, i) for i in range(max(len(result.comparisons), 1))]))
     return script
+
+
+def _noop_of(result: CaseResult, i: int) -> str | None:
+    """'zeros', 'input K' or 'a constant' when output i was caught by the no-op guard."""
+    prefix = f"output {i} is exactly "
+    if result.noop and result.noop.startswith(prefix):
+        what = result.noop[len(prefix):]
+        return what.replace(" unchanged", "")
+    return None
 
 
 def _storage(precision: str) -> str:
