@@ -79,7 +79,9 @@ def test_zoo_planted_bugs() -> None:
     assert (f.kind, f.line, f.severity, f.kernel) == ("triton-unmasked-access", 26, "error", "row_sum_kernel")
     (f,) = lint_path(zoo / "cuda_int32_overflow.py")  # the CUDA C kernel in the Python string, at its .py line
     assert (f.kind, f.line, f.severity, f.kernel) == ("int32-index-overflow", 17, "error", "scale_rows")
-    planted = ("int32_overflow.py", "missing_tail_mask.py", "cuda_int32_overflow.py")
+    (f,) = lint_path(zoo / "cuda_divergent_barrier.py")
+    assert (f.kind, f.line, f.severity, f.kernel) == ("divergent-barrier", 22, "error", "shift")
+    planted = ("int32_overflow.py", "missing_tail_mask.py", "cuda_int32_overflow.py", "cuda_divergent_barrier.py")
     others = [f for f in lint_path(zoo) if Path(f.file or "").name not in planted]
     assert others == [], format_findings(others)
 

@@ -38,3 +38,5 @@ spec = kcheck.Spec(
     dims={"M": kcheck.Dim(nominal=128), "N": kcheck.Dim(nominal=1024, large=False)},
     dtypes=["fp32"],
 )
+
+BUG_CLASS = "int32-overflow"

@@ -48,3 +48,5 @@ spec = kcheck.Spec(
     reduce=["N"],
     properties=[kcheck.props.shift_invariant(0)],
 )
+
+BUG_CLASS = "exp-overflow"

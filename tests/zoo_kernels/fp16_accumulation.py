@@ -79,3 +79,5 @@ spec = kcheck.Spec(
 )
 
 fixed_spec = dataclasses.replace(spec, name="fp16_accumulation_fixed", kernel=row_sum_fixed)
+
+BUG_CLASS = "low-precision-accumulation"

@@ -40,3 +40,5 @@ spec = kcheck.Spec(
     dims={"N": kcheck.Dim(nominal=4096)},
     dtypes=["fp32"],
 )
+
+BUG_CLASS = "int32-overflow"

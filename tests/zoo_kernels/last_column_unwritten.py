@@ -52,3 +52,5 @@ spec = kcheck.Spec(
     reduce=["N"],
     properties=[kcheck.props.shift_invariant(0)],
 )
+
+BUG_CLASS = "tail-tile-dropped"

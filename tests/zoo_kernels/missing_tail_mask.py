@@ -51,3 +51,5 @@ spec = kcheck.Spec(
     reduce=["N"],
     configs=[{"BLOCK_N": 1024}, {"BLOCK_N": 128}],
 )
+
+BUG_CLASS = "edge-guard"

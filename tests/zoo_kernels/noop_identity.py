@@ -49,3 +49,5 @@ spec = kcheck.Spec(
     dims={"N": kcheck.Dim(nominal=4096)},
     dtypes=["fp32"],
 )
+
+BUG_CLASS = "no-op"

@@ -44,3 +44,5 @@ spec = kcheck.Spec(
     dtypes=["fp32"],
     atol=1e-5,
 )
+
+BUG_CLASS = "no-op"
