@@ -125,18 +125,27 @@ def _static(spec: Spec) -> list:
     return [f for f in lint_spec(spec) if f.severity == "error" or "int32" in f.kind]
 
 
-def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, quiet: bool = False) -> list[dict]:
-    """One row per Spec of tests/zoo_kernels (planted bugs) and examples/ (correct kernels)."""
+def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, quiet: bool = False,
+          part: tuple[int, int] = (0, 1)) -> list[dict]:
+    """One row per Spec of tests/zoo_kernels (planted bugs) and examples/ (correct kernels); ``part=(k, n)`` takes
+    every n-th Spec from the k-th (to split the run over processes). On a GPU, a planted bug whose cases all pass
+    is sanitized (compute-sanitizer's four tools over its edge cases): a bug with right values but a wrong access
+    is found there."""
     enable_interpreter_if_no_gpu()
     import kcheck
     from kcheck._discover import discover
     from kcheck.diagnose import debug
+    from kcheck.sanitize import sanitize
 
     gpu = torch.cuda.is_available()
     rows = []
+    index = -1
     for folder, buggy in ((ROOT / "tests" / "zoo_kernels", True), (ROOT / "examples", False)):
         for found in discover(folder):
             for spec in found.specs:
+                index += 1
+                if index % part[1] != part[0]:
+                    continue
                 buggy_here = buggy and not spec.name.endswith("_fixed")
                 t0 = time.perf_counter()
                 report = kcheck.check(spec, large=gpu, seeds=None if buggy_here else seeds)
@@ -146,22 +155,29 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                 skipped_all = all(c.status.value == "skipped" for c in spec_report.cases)
                 large_skipped = any(c.case.axis == "large" and c.status.value == "skipped" for c in spec_report.cases)
                 static = _static(spec) if buggy_here else []
+                sanitized: list = []
+                if gpu and buggy_here and not bad:
+                    rep = sanitize(spec, timeout=300)
+                    sanitized = [f for t in rep.tools for f in t.findings]
+                    seconds = time.perf_counter() - t0
                 smallest = min(bad, key=_size) if bad else None
                 mechanism = _mechanism(smallest) if smallest else (
+                    f"sanitizer ({sanitized[0].tool} {sanitized[0].kind})" if sanitized else
                     f"static check ({static[0].kind})" if static else "-")
-                gpu_only = buggy_here and not bad and (skipped_all or large_skipped)
+                gpu_only = buggy_here and not bad and not sanitized and (skipped_all or large_skipped or not gpu)
                 row = {
                     "spec": spec.name, "buggy": buggy_here, "class": _bug_class(spec) if buggy_here else None,
-                    "kcheck": bool(bad) or bool(static), "ran": bool(bad), "static": bool(static),
+                    "kcheck": bool(bad) or bool(static) or bool(sanitized), "ran": bool(bad) or bool(sanitized),
+                    "static": bool(static),
                     "gpu_only": gpu_only, "skipped": skipped_all, "mechanism": mechanism,
                     "minimal": smallest.id if smallest else "-", "seconds": seconds,
                     "kernelbench": kernelbench(spec) if not skipped_all else None,
                     "assert_close": one_shape(spec) if not skipped_all else None,
                     "diagnosis": None, "diagnosis_ok": None, "minimal_debug": None, "debug_seconds": None,
                 }
-                if diagnose and buggy_here and (bad or static):
+                if diagnose and buggy_here and (bad or static or sanitized):
                     diag = debug(spec, report=spec_report, budget=budget, out_dir=ROOT / "kcheck-debug" / "zoo",
-                                 repro=True)
+                                 repro=True, findings=sanitized)
                     top = diag.top
                     row["diagnosis"] = top.key if top else None
                     row["diagnosis_ok"] = bool(top and top.key == row["class"])
@@ -237,8 +253,14 @@ def main() -> None:
     ap.add_argument("--no-diagnosis", action="store_true")
     ap.add_argument("--markdown", metavar="OUT", help="write the table as Markdown to OUT")
     ap.add_argument("--json", metavar="OUT", help="write rows and totals as JSON to OUT")
+    ap.add_argument("--part", default="0/1", metavar="K/N", help="only every N-th Spec from the K-th (parallel runs)")
+    ap.add_argument("--merge", nargs="+", metavar="JSON", help="print the table of several --json outputs")
     args = ap.parse_args()
-    rows = score(args.seeds, args.budget, diagnose=not args.no_diagnosis)
+    if args.merge:
+        rows = [r for f in args.merge for r in json.loads(Path(f).read_text())["rows"]]
+    else:
+        k, n = (int(v) for v in args.part.split("/"))
+        rows = score(args.seeds, args.budget, diagnose=not args.no_diagnosis, part=(k, n))
     tot = totals(rows)
     where = f"{'H200' if torch.cuda.is_available() else 'CPU (Triton interpreter)'}, {time.strftime('%Y-%m-%d')}"
     text = markdown(rows, tot, where)

@@ -41,17 +41,22 @@ if want seeds; then
   step examples_20_seeds 0 $py -m kcheck.cli check examples/ -q --tier quick --seeds 20 --no-large --json "$out/seeds20.json"
 fi
 if want zoo; then
-  echo "== planted bugs: each must fail (rc=1)"
-  for f in tests/zoo_kernels/[a-z]*.py; do
-    case "$(basename "$f")" in int32_overflow.py|cuda_int32_overflow.py) continue ;; esac
-    step "bug_$(basename "$f" .py)" 1 $py -m kcheck.cli check "$f" -q --no-large --show 1
-  done
-  # only the past-2**31 case can show an int32 overflow
-  step bug_int32_overflow_large 1 $py -m kcheck.cli check tests/zoo_kernels/int32_overflow.py -q --case '*N=2147483649*'
-  step int32_overflow_small_ok 0 $py -m kcheck.cli check tests/zoo_kernels/int32_overflow.py -q --no-large
-  step bug_cuda_int32_overflow_large 1 $py -m kcheck.cli check tests/zoo_kernels/cuda_int32_overflow.py -q \
-    --case '*M=2097153,*'
-  step cuda_int32_overflow_small_ok 0 $py -m kcheck.cli check tests/zoo_kernels/cuda_int32_overflow.py -q --no-large
+  echo "== the bug zoo: kcheck, its diagnosis and two baselines on every planted bug and correct example"
+  # six processes side by side (Triton's compiles are CPU-bound; one GPU is plenty), then one table
+  zoo_parts() {
+    local pids=() k
+    for k in 0 1 2 3 4 5; do
+      $py benchmarks/zoo.py --seeds 3 --budget 40 --part $k/6 --json "$out/zoo_$k.json" >"$out/zoo_$k.log" 2>&1 &
+      pids+=($!)
+    done
+    local rc=0
+    for k in "${pids[@]}"; do wait "$k" || rc=1; done
+    cat "$out"/zoo_[0-5].log
+    $py benchmarks/zoo.py --merge "$out"/zoo_[0-5].json --markdown "$out/zoo.md" --json "$out/zoo.json" || rc=1
+    rm -f "$out"/zoo_[0-5].log "$out"/zoo_[0-5].json  # the device tool brings back few files
+    return $rc
+  }
+  step zoo_table 0 zoo_parts
 fi
 if want sanitize; then
   echo "== compute-sanitizer: a correct kernel is clean; each planted bug is found with its case and line"
@@ -62,6 +67,10 @@ if want sanitize; then
   step sanitize_cuda_divergent 1 $py -m kcheck.cli sanitize tests/sanitize_kernels/cuda_divergent_barrier.py --tool synccheck
   step sanitize_cost 0 $py benchmarks/sanitize_cost.py examples/softmax.py --sample 2
   step isolation_cost 0 $py benchmarks/isolation_cost.py examples --tier quick
+fi
+if want race; then
+  echo "== racecheck: a missing __syncthreads() found with its line and tied to every case that raced"
+  step sanitize_cuda_missing_sync 1 $py -m kcheck.cli sanitize tests/sanitize_kernels/cuda_missing_sync.py --tool racecheck
 fi
 if want isolation; then
   echo "== isolation: an illegal address in one case (sticky CUDA error) is reported crashed; the rest pass"

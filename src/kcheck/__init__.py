@@ -16,6 +16,7 @@ from ._results import CaseResult, Report, SpecReport, Status
 from ._spec import Custom, Dim, Index, Scalar, Spec, Tensor
 from .backends import CudaKernel
 from .cases import Case, CaseContext
+from .diagnose import Cause, Diagnosis, debug, doctor, format_diagnosis
 from .properties import Property, PropertyContext
 from .report import format_case, format_report
 
@@ -24,8 +25,10 @@ __all__ = [
     "Case",
     "CaseContext",
     "CaseResult",
+    "Cause",
     "CudaKernel",
     "Custom",
+    "Diagnosis",
     "Dim",
     "EnvironmentProblem",
     "Index",
@@ -40,8 +43,11 @@ __all__ = [
     "Status",
     "Tensor",
     "check",
+    "debug",
+    "doctor",
     "enable_interpreter_if_no_gpu",
     "format_case",
+    "format_diagnosis",
     "format_report",
     "matrix",
     "props",

@@ -35,10 +35,12 @@ def default_budget(device: DeviceInfo) -> float:
 
 def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None = None,
           out_dir: str | Path | None = None, device: DeviceInfo | None = None, repro: bool = True,
-          sanitize: bool = True, large: bool | None = None) -> Diagnosis:
+          sanitize: bool = True, large: bool | None = None, findings: list | None = None) -> Diagnosis:
     """Diagnose ``spec``: run its default matrix (unless ``report`` is given), then the experiments within
     ``budget`` seconds, and return the ranked causes, the experiments, the smallest failing case and the path of a
     standalone repro script (written into ``out_dir``, default ``kcheck-debug/``, and run once to confirm it fails).
+    ``findings`` adds compute-sanitizer findings already at hand (``kcheck sanitize``) to the evidence: a kernel whose
+    values are right but whose accesses are not is diagnosed from them.
     """
     from .._check import check
     from .._errors import SpecError
@@ -56,7 +58,8 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
     failing = [r for r in report.cases if not r.ok]
     ev = Evidence(spec, report, failing)
     ev.lint = lint_spec(spec)
-    diag = Diagnosis(spec.name, failed=bool(failing), budget_seconds=budget or default_budget(dev))
+    ev.sanitizer = list(findings or [])
+    diag = Diagnosis(spec.name, failed=bool(failing or ev.sanitizer), budget_seconds=budget or default_budget(dev))
     if failing:
         framework = framework_of(spec.kernel) or "torch"
         prober = Prober(spec, dev, framework, diag.budget_seconds)
@@ -70,7 +73,7 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
             probe_structure(prober, ev, case)
             if prober.left() > 0:
                 decode_arange(ev, case, dev.device)
-            if sanitize and dev.is_gpu and prober.left() > 15:
+            if sanitize and dev.is_gpu and not ev.sanitizer and prober.left() > 15:
                 ev.sanitizer = _sanitize_case(spec, case, dev)
         diag.experiments = prober.experiments
         if prober.cut:

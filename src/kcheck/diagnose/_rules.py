@@ -109,7 +109,9 @@ def edge(ev: Evidence) -> Cause | None:
     evid = [f"{d}: fails at {bad[:5]}, passes at every multiple of {b} tried" for d, b, bad in dims]
     evid += [f"{f.tool}: {f.message[:150]} at {f.file}:{f.line}" for f in oob[:2]]
     evid += [f"{c.output}: {c.location.text}" for c in tail[:1]]
-    single_lane = oob and all("lanes out of bounds" not in f.message for f in oob)
+    # one element past the end per access: the interpreter says how many lanes; memcheck, one record per thread
+    single_lane = oob and all(("lanes out of bounds" not in f.message) if f.tool == "interpreter"
+                              else f.count <= max(1, len(f.cases)) for f in oob)
     if unwritten and not oob:
         evid.append(f"{unwritten[0].unwritten} output elements never written (still poisoned)")
         return _cause("tail-tile-dropped", 0.9 if dims or tail else 0.7, evid,
