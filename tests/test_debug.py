@@ -94,3 +94,32 @@ def test_doctor_runs_ten_steps_in_order():
     assert steps[9].outcome == "not run"
     good = doctor(bugs.correct)
     assert all(s.outcome != "problem" for s in good), [s.describe() for s in good]
+
+
+def test_cli_debug_writes_repro_html_and_json(tmp_path, capsys):
+    import json
+    from pathlib import Path
+
+    from kcheck.cli import main
+
+    path = str(Path(bugs.__file__))
+    html, out_json = tmp_path / "r.html", tmp_path / "d.json"
+    code = main(["debug", path, "--spec", "uninitialized", "--budget", "30", "--out", str(tmp_path),
+                 "--html", str(html), "--json", str(out_json)])
+    text = capsys.readouterr().out
+    assert code == 1 and "uninitialized accumulator" in text and "standalone repro: python" in text
+    page = html.read_text()
+    assert "uninitialized" in page and "<img" in page and "Likely causes" in page
+    data = json.loads(out_json.read_text())
+    assert data["uninitialized"]["causes"][0]["key"] == "uninitialized-accumulator"
+    assert data["uninitialized"]["error_maps"]
+
+
+def test_cli_doctor_prints_ten_steps(capsys):
+    from pathlib import Path
+
+    from kcheck.cli import main
+
+    code = main(["doctor", str(Path(bugs.__file__)), "--spec", "correct"])
+    text = capsys.readouterr().out
+    assert code == 0 and " 1. " in text and "10. " in text

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._device import enable_interpreter_if_no_gpu
+from ._device import detect, enable_interpreter_if_no_gpu
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -52,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="do not compile the kernels for sm_90 to report registers, spills and shared memory")
     c.add_argument("--sanitize", action="store_true",
                    help="also run compute-sanitizer's four tools on each Spec's edge cases (GPU only)")
+    c.add_argument("--html", metavar="OUT", help="write an HTML report with error maps of the failing cases to OUT")
     c.add_argument("--debug", action="store_true",
                    help="on a failing Spec, run the debugger (bisection, diagnosis, minimal repro) after the check")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -193,12 +194,20 @@ def _check(args: argparse.Namespace) -> int:
         Path(args.json).write_text(json.dumps(report.to_dict(), indent=1))
         console.print(f"JSON report: {args.json}")
     code = ExitCode.OK if report.passed else ExitCode.FAILED
+    diagnoses = {}
     if args.debug:
         from .diagnose import debug, format_diagnosis
 
         for spec, spec_report in zip(specs, report.specs, strict=True):
             if not spec_report.passed:
-                console.print(format_diagnosis(debug(spec, report=spec_report)), highlight=False, markup=False)
+                diagnoses[spec.name] = debug(spec, report=spec_report)
+                console.print(format_diagnosis(diagnoses[spec.name]), highlight=False, markup=False, soft_wrap=True)
+    if args.html:
+        from .report._html import write_html
+
+        path = write_html(report, Path(args.html), specs={s.name: s for s in specs}, diagnoses=diagnoses or None,
+                          source=source)
+        console.print(f"HTML report: {path}", highlight=False)
     if args.sanitize:
         args.case = None
         sanitized = _sanitize_specs(console, specs, args)
@@ -216,20 +225,25 @@ def _debug(args: argparse.Namespace) -> int:
     specs, broken = _load(console, args)
     if not specs:
         return ExitCode.NO_SPECS
-    diagnoses = {}
+    from ._check import check
+
+    diagnoses, reports = {}, []
     for spec in specs:
         console.print(f"debugging {spec.name} ...", highlight=False)
-        diag = debug(spec, budget=args.budget, out_dir=args.out, large=False if args.no_large else None)
+        spec_report = check(spec, large=False if args.no_large else detect().is_gpu).specs[0]
+        reports.append(spec_report)
+        diag = debug(spec, report=spec_report, budget=args.budget, out_dir=args.out)
         diagnoses[spec.name] = diag
-        console.print(format_diagnosis(diag), highlight=False, markup=False)
+        console.print(format_diagnosis(diag), highlight=False, markup=False, soft_wrap=True)
     if args.json:
         Path(args.json).write_text(json.dumps({k: to_jsonable(v) for k, v in diagnoses.items()}, indent=1))
     if args.html:
-        from ._check import check
+        from ._results import Report
         from .report._html import write_html
 
-        report = check(specs, large=False)
-        path = write_html(report, Path(args.html), diagnoses=diagnoses, specs={s.name: s for s in specs})
+        report = Report(reports, device=reports[0].device if reports else "")
+        path = write_html(report, Path(args.html), diagnoses=diagnoses, specs={s.name: s for s in specs},
+                          source=args.paths[0] if len(args.paths) == 1 else None)
         console.print(f"HTML report: {path}", highlight=False)
     if broken:
         return ExitCode.NO_SPECS
@@ -247,7 +261,7 @@ def _doctor(args: argparse.Namespace) -> int:
     for spec in specs:
         console.print(f"{spec.name}: the debugging checklist", highlight=False)
         for step in doctor(spec):
-            console.print("  " + step.describe(), highlight=False, markup=False)
+            console.print("  " + step.describe(), highlight=False, markup=False, soft_wrap=True)
             problems |= step.outcome == "problem"
     if broken:
         return ExitCode.NO_SPECS

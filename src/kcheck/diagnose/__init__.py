@@ -35,12 +35,14 @@ def default_budget(device: DeviceInfo) -> float:
 
 def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None = None,
           out_dir: str | Path | None = None, device: DeviceInfo | None = None, repro: bool = True,
-          sanitize: bool = True, large: bool | None = None, findings: list | None = None) -> Diagnosis:
+          sanitize: bool = True, large: bool | None = None, findings: list | None = None,
+          maps: bool = True) -> Diagnosis:
     """Diagnose ``spec``: run its default matrix (unless ``report`` is given), then the experiments within
     ``budget`` seconds, and return the ranked causes, the experiments, the smallest failing case and the path of a
     standalone repro script (written into ``out_dir``, default ``kcheck-debug/``, and run once to confirm it fails).
     ``findings`` adds compute-sanitizer findings already at hand (``kcheck sanitize``) to the evidence: a kernel whose
-    values are right but whose accesses are not is diagnosed from them.
+    values are right but whose accesses are not is diagnosed from them. ``maps`` draws the error maps of the
+    smallest failing case into ``out_dir`` (``Diagnosis.error_maps``).
     """
     from .._check import check
     from .._errors import SpecError
@@ -83,6 +85,14 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
         diag.minimal_case = ev.minimal.case.id
         if repro:
             _write_and_run_repro(spec, ev, diag, Path(out_dir or "kcheck-debug"), dev)
+        if maps and ev.minimal.status.value == "failed":
+            from ..report._maps import maps_for_case
+
+            try:
+                paths = maps_for_case(spec, ev.minimal.case, Path(out_dir or "kcheck-debug"), result=ev.minimal)
+                diag.error_maps = [str(p) for p in paths]
+            except Exception as exc:  # a map is a picture of the evidence: never lose the diagnosis for it
+                diag.notes.append(f"no error map: {type(exc).__name__}: {exc}")
     diag.seconds = time.perf_counter() - t0
     return diag
 
