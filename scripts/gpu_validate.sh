@@ -42,18 +42,18 @@ if want seeds; then
 fi
 if want zoo; then
   echo "== the bug zoo: kcheck, its diagnosis and two baselines on every planted bug and correct example"
-  # six processes side by side (Triton's compiles are CPU-bound; one GPU is plenty), then one table
+  # eight processes side by side (Triton's compiles are CPU-bound; one GPU is plenty), then one table
   zoo_parts() {
     local pids=() k
-    for k in 0 1 2 3 4 5; do
-      $py benchmarks/zoo.py --seeds 3 --budget 40 --part $k/6 --json "$out/zoo_$k.json" >"$out/zoo_$k.log" 2>&1 &
+    for k in 0 1 2 3 4 5 6 7; do
+      $py benchmarks/zoo.py --seeds 3 --budget 40 --part $k/8 --json "$out/zoo_$k.json" >"$out/zoo_$k.log" 2>&1 &
       pids+=($!)
     done
     local rc=0
     for k in "${pids[@]}"; do wait "$k" || rc=1; done
-    cat "$out"/zoo_[0-5].log
-    $py benchmarks/zoo.py --merge "$out"/zoo_[0-5].json --markdown "$out/zoo.md" --json "$out/zoo.json" || rc=1
-    rm -f "$out"/zoo_[0-5].log "$out"/zoo_[0-5].json  # the device tool brings back few files
+    cat "$out"/zoo_[0-7].log
+    $py benchmarks/zoo.py --merge "$out"/zoo_[0-7].json --markdown "$out/zoo.md" --json "$out/zoo.json" || rc=1
+    rm -f "$out"/zoo_[0-7].log "$out"/zoo_[0-7].json  # the device tool brings back few files
     return $rc
   }
   step zoo_table 0 zoo_parts
