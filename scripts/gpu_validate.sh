@@ -11,7 +11,7 @@ export PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
 $py -m pip install -q --no-deps --no-build-isolation -e . >"$out/steps.log" 2>&1 || { cat "$out/steps.log"; exit 2; }
 summary=()
-steps=${STEPS:-"examples seeds zoo sanitize isolation pytest bench"}
+steps=${STEPS:-"examples seeds zoo sanitize race isolation pytest bench"}
 want() { [[ " $steps " == *" $1 "* ]]; }
 step() {  # step NAME EXPECTED_RC COMMAND...: run, log to $out/NAME.log, record the outcome
   local name=$1 want=$2; shift 2
