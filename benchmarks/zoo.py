@@ -118,7 +118,7 @@ def _large_cases(spec: Spec, spec_report: object, seeds: int | None) -> None:
         ids = [c.id for c in kcheck.matrix(spec, seeds=seeds) if c.axis == "large" and c.skip is None]
         if not ids:
             return
-        done = {r.case.id: r for r in kcheck.check(spec, cases=ids, seeds=seeds).specs[0].cases}
+        done = {r.case.id: r for r in kcheck.check(spec, cases=ids, seeds=seeds, isolate=True).specs[0].cases}
     cases = spec_report.cases  # type: ignore[attr-defined]
     for i, r in enumerate(cases):
         if r.case.axis == "large":
@@ -170,7 +170,7 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                     continue
                 buggy_here = buggy and not spec.name.endswith("_fixed")
                 t0 = time.perf_counter()
-                report = kcheck.check(spec, large=False, seeds=None if buggy_here else seeds)
+                report = kcheck.check(spec, large=False, seeds=None if buggy_here else seeds, isolate=gpu)
                 spec_report = report.specs[0]
                 if gpu:
                     _large_cases(spec, spec_report, seeds=None if buggy_here else seeds)

@@ -9,7 +9,7 @@ import torch
 
 import kcheck
 from kcheck.diagnose import BUG_CLASSES, debug, doctor, format_diagnosis
-from kcheck.diagnose._probe import Prober, zeroed_outputs
+from kcheck.diagnose._probe import Prober
 from kcheck.diagnose._rules import RULES
 
 bugs = importlib.import_module("debug_specs.torch_bugs")
@@ -76,7 +76,7 @@ def test_zeroed_outputs_probe_is_the_only_difference():
     case = kcheck.matrix(spec, cases="uninitialized[M=64,N=64,fp32,randn,seed=0]")[0]
     p = Prober(spec, detect(), "torch", 30)
     assert not p.run(case, "plain", "poisoned").ok
-    assert p.run(case, "outputs", "zeroed", zeroed_outputs(spec)).ok
+    assert p.run(case, "outputs", "zeroed", ("zeroed", None)).ok
 
 
 def test_every_rule_is_safe_on_empty_evidence():
@@ -125,3 +125,18 @@ def test_cli_doctor_prints_ten_steps(capsys):
     code = main(["doctor", str(Path(bugs.__file__)), "--spec", "correct"])
     text = capsys.readouterr().out
     assert code == 0 and " 1. " in text and "10. " in text
+
+
+def test_a_worker_rebuilds_a_probe_variant_from_its_description():
+    """On a GPU the probes run in isolated workers: the variant travels as a description and is rebuilt there."""
+    from pathlib import Path
+
+    from kcheck.diagnose._probe import VariantRef
+    from kcheck.run._isolate import Isolated
+
+    spec = bugs.uninitialized
+    case = kcheck.matrix(spec, cases="uninitialized[M=64,N=64,fp32,randn,seed=0]")[0]
+    path = str(Path(bugs.__file__).resolve())
+    with Isolated(timeout=120) as worker:
+        assert not worker.run(VariantRef(path, "uninitialized"), case).ok
+        assert worker.run(VariantRef(path, "uninitialized", ("zeroed", None)), case).ok

@@ -56,7 +56,7 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
     dev = device or detect()
     t0 = time.perf_counter()
     if report is None:
-        report = check(spec, large=dev.is_gpu if large is None else large).specs[0]
+        report = check(spec, large=dev.is_gpu if large is None else large, isolate=dev.is_gpu).specs[0]
     failing = [r for r in report.cases if not r.ok]
     ev = Evidence(spec, report, failing)
     ev.lint = lint_spec(spec)
@@ -71,12 +71,16 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
             sweep_sizes(prober, ev, dims)
             probe_magnitudes(prober, ev)
         case = probe_case(ev)
-        if case is not None:
-            probe_structure(prober, ev, case)
-            if prober.left() > 0:
-                decode_arange(ev, case, dev.device)
-            if sanitize and dev.is_gpu and not ev.sanitizer and prober.left() > 15:
-                ev.sanitizer = _sanitize_case(spec, case, dev)
+        try:
+            if case is not None:
+                probe_structure(prober, ev, case)
+                # in this process: only a case that failed without crashing (a crash would poison the CUDA context)
+                if prober.left() > 0 and ev.minimal is not None and ev.minimal.status.value == "failed":
+                    decode_arange(ev, case, dev.device)
+                if sanitize and dev.is_gpu and not ev.sanitizer and prober.left() > 15:
+                    ev.sanitizer = _sanitize_case(spec, case, dev)
+        finally:
+            prober.close()
         diag.experiments = prober.experiments
         if prober.cut:
             diag.notes.append(f"the budget of {diag.budget_seconds:g} s ran out: some experiments were not run")

@@ -52,7 +52,7 @@ def doctor(spec: Spec, *, device: DeviceInfo | None = None, budget: float = 120.
 
     enable_interpreter_if_no_gpu()
     dev = device or detect()
-    report = check(spec, tier="quick", large=False).specs[0]
+    report = check(spec, tier="quick", large=False, isolate=dev.is_gpu).specs[0]
     failing = [r for r in report.cases if not r.ok]
     ev = Evidence(spec, report, failing)
     ev.base = base_case(spec, report)
@@ -136,8 +136,8 @@ def doctor(spec: Spec, *, device: DeviceInfo | None = None, budget: float = 120.
     # 6: stages
     if spec.stages and ev.base is not None:
         outcome, details = "ok", []
-        for name, (k, ref) in spec.stages.items():
-            r = prober.run(ev.base, "stage", name, dataclasses.replace(spec, kernel=k, reference=ref, stages={}))
+        for name in spec.stages:
+            r = prober.run(ev.base, "stage", name, ("stage", name))
             details.append(f"{name}: {'passes' if r is not None and r.ok else 'FAILS'}")
             if r is not None and not r.ok:
                 outcome = "problem"
@@ -174,6 +174,7 @@ def doctor(spec: Spec, *, device: DeviceInfo | None = None, budget: float = 120.
         "rebuild with CudaKernel(..., options=('-G',)) and compare by hand")
     # 10: journal
     add("not run", "the device-side journal is not part of kcheck yet (MISSION M12)")
+    prober.close()
     return steps
 
 

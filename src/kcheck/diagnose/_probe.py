@@ -122,8 +122,43 @@ def reference_of_transposed(spec: Spec, index: int) -> Spec:
     return transformed(spec, t, kernel_too=False)
 
 
+#: A probe's change of the Spec, described so that a worker process can rebuild it from the Spec's module:
+#: ("scaled", factor), ("ones", input index), ("transposed", input index), ("zeroed", None), ("stage", name).
+Variant = tuple[str, Any]
+
+
+def apply_variant(spec: Spec, variant: Variant) -> Spec:
+    kind, arg = variant
+    if kind == "scaled":
+        return scaled(spec, float(arg))
+    if kind == "ones":
+        return ones_at(spec, int(arg))
+    if kind == "transposed":
+        return reference_of_transposed(spec, int(arg))
+    if kind == "zeroed":
+        return zeroed_outputs(spec)
+    if kind == "stage":
+        kernel, reference = spec.stages[arg]
+        return dataclasses.replace(spec, kernel=kernel, reference=reference, stages={})
+    raise ValueError(f"unknown probe variant {variant!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class VariantRef:
+    """Where a worker finds the Spec (as run._isolate.SpecRef) and the change to apply to it."""
+
+    path: str
+    name: str
+    variant: Variant | None = None
+
+
 class Prober:
-    """Runs probes until the budget is spent; each returns its CaseResult and is logged as an Experiment."""
+    """Runs probes until the budget is spent; each returns its CaseResult and is logged as an Experiment.
+
+    On a GPU every probe runs in an isolated worker (a kernel that crashes poisons its process's CUDA context for
+    good: the debugger must outlive it); the worker rebuilds variants from their description. On a CPU probes run
+    in this process, under the interpreter's checks.
+    """
 
     def __init__(self, spec: Spec, device: DeviceInfo, framework: str, budget: float) -> None:
         self.spec, self.device, self.framework, self.budget = spec, device, framework, budget
@@ -131,6 +166,19 @@ class Prober:
         self.experiments: list[Experiment] = []
         self.results: list[tuple[Experiment, CaseResult]] = []
         self.cut = False  # some probe was not run for lack of budget
+        self.worker: Any = None
+        self.ref: Any = None
+        if device.is_gpu:
+            from ..run._isolate import Isolated, locate
+
+            self.ref = locate(spec)
+            if self.ref is not None:
+                self.worker = Isolated(timeout=60.0)
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
 
     @property
     def elapsed(self) -> float:
@@ -139,11 +187,15 @@ class Prober:
     def left(self) -> float:
         return self.budget - self.elapsed
 
-    def run(self, case: Case, axis: str, label: str, variant: Spec | None = None) -> CaseResult | None:
+    def run(self, case: Case, axis: str, label: str, variant: Variant | None = None) -> CaseResult | None:
         if self.left() <= 0:
             self.cut = True
             return None
-        res = run_case(variant or self.spec, case, self.device, self.framework, RunOptions())
+        if self.worker is not None:
+            res = self.worker.run(VariantRef(self.ref.path, self.ref.name, variant), case, RunOptions())
+        else:
+            spec = apply_variant(self.spec, variant) if variant is not None else self.spec
+            res = run_case(spec, case, self.device, self.framework, RunOptions())
         if res.status is Status.SKIPPED:
             return None
         exp = Experiment(axis, label, case.id, res.ok, summary(res))

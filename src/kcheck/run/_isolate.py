@@ -62,6 +62,11 @@ def _find_spec(ref: SpecRef) -> Spec:
     module = load_module(Path(ref.path))
     for value in vars(module).values():
         if isinstance(value, Spec) and value.name == ref.name:
+            variant = getattr(ref, "variant", None)  # the debugger's probes: a described change of the Spec
+            if variant is not None:
+                from ..diagnose._probe import apply_variant
+
+                return apply_variant(value, variant)
             return value
     raise LookupError(f"no Spec named {ref.name!r} in {ref.path}")
 
