@@ -2,6 +2,7 @@
 
 import dataclasses
 
+import pytest
 import torch
 
 import kcheck
@@ -111,3 +112,20 @@ def test_patterns():
     assert 9990 < lm.mean() < 10010 and lm.std() < 2
     tiny = make("tiny", (1000,), torch.float32, "cpu", g)
     assert tiny.abs().max() < 1e-36 and (tiny.abs() < torch.finfo(torch.float32).tiny).any()
+
+
+def test_a_case_is_rebuilt_from_its_id():
+    """Workers (the sanitizer's, the debugger's) rebuild cases that are not in the matrix from their ids."""
+    import importlib
+
+    from kcheck.cases._matrix import case_from_id
+
+    for name in ("gemm", "layernorm", "zoo_kernels.missing_tail_mask"):
+        spec = importlib.import_module(name).spec
+        for c in kcheck.matrix(spec, large=False):
+            d = case_from_id(spec, c.id)
+            assert (d.id, d.dims, d.precision, d.pattern, d.seed, d.layout, d.config) == (
+                c.id, c.dims, c.precision, c.pattern, c.seed, c.layout, c.config)
+    spec = importlib.import_module("gemm").spec
+    with pytest.raises(kcheck.SpecError, match="case id"):
+        case_from_id(spec, "softmax[N=3,fp32]")

@@ -317,3 +317,40 @@ def _narrowed(spec: Spec, precisions: Sequence[str] | None, patterns: Sequence[s
             raise SpecError("seeds", seeds, "give an int >= 1")
         new.seeds = seeds
     return new
+
+
+def case_from_id(spec: Spec, case_id: str) -> Case:
+    """Rebuild a Case from its id (``name[M=128,N=33,fp32,randn,BLOCK=64,seed=0]``): what a worker process needs
+    for a case that is not in the Spec's matrix (the debugger's probes, a bisected size)."""
+    import ast
+
+    from .._spec import LAYOUTS
+
+    prefix = f"{spec.name}["
+    if not (case_id.startswith(prefix) and case_id.endswith("]")):
+        raise SpecError("case id", case_id, f"give an id of the form {spec.name}[M=...,fp32,randn,seed=0]")
+    dims: list[tuple[str, int]] = []
+    config: list[tuple[str, Any]] = []
+    prec, pattern, layout, seed = None, "randn", "contiguous", 0
+    names = set(spec.dim_names())
+    for part in case_id[len(prefix):-1].split(","):
+        if "=" in part:
+            key, value = part.split("=", 1)
+            if key in names:
+                dims.append((key, int(value)))
+            elif key == "seed":
+                seed = int(value)
+            else:
+                try:
+                    config.append((key, ast.literal_eval(value)))
+                except (ValueError, SyntaxError):
+                    config.append((key, value))
+        elif part in PRECISIONS:
+            prec = part
+        elif part in PATTERNS:
+            pattern = part
+        elif part in LAYOUTS:
+            layout = part
+    if prec is None:
+        raise SpecError("case id", case_id, f"name a precision from {list(PRECISIONS)}")
+    return Case(spec.name, tuple(dims), prec, pattern, seed, layout, tuple(config), axis="debug")

@@ -293,6 +293,11 @@ def race(ev: Evidence) -> Cause | None:
         return _cause("divergent-barrier", 0.9 if f.tool != "lint" else 0.6,
                       [f"{getattr(f, 'tool', 'lint')}: {f.message[:150]} at {where}"],
                       "move __syncthreads() out of the thread-dependent branch (all threads must reach it)")
+    if det is not None and det.differing and det.max_ulp > 64 and _shares_memory(ev):
+        return _cause("missing-syncthreads", 0.82, [f"3 runs on the same inputs differ in {det.differing} elements "
+                      f"by up to {det.max_ulp:.3g} ULP", "the CUDA C kernel shares memory between threads "
+                      "(__shared__): a missing barrier is the usual cause"],
+                      "run compute-sanitizer racecheck (kcheck sanitize --tool racecheck) for the line")
     if det is not None and det.differing and det.max_ulp > 64:
         return _cause("race", 0.8, [f"3 runs on the same inputs differ in {det.differing} elements by up to "
                       f"{det.max_ulp:.3g} ULP"], "run compute-sanitizer racecheck; look for a missing barrier or "
@@ -301,6 +306,12 @@ def race(ev: Evidence) -> Cause | None:
         return _cause("nondeterministic-reordering", 0.3, [f"runs differ by at most {det.max_ulp:.3g} ULP"],
                       "a reduction order that varies: not a bug if the tolerance covers it")
     return None
+
+
+def _shares_memory(ev: Evidence) -> bool:
+    from ..backends import uses_cuda
+
+    return any("__shared__" in k.source for k in uses_cuda(ev.spec.kernel))
 
 
 @rule
