@@ -28,6 +28,17 @@ from ._sweep import Evidence, base_case, decode_arange, probe_case, probe_magnit
 __all__ = ["BUG_CLASSES", "Cause", "Diagnosis", "Experiment", "Step", "debug", "doctor", "format_diagnosis"]
 
 
+#: Above this many elements the smallest failing case is not probed further, nor saved as a repro (a past-2**31
+#: case would take GBs per copy; the GPU's memory was exhausted on the H200 by a zoo run doing so).
+PROBE_MAX_ELEMENTS = 2**26
+
+
+def _elements(case: object) -> int:
+    import math
+
+    return math.prod(max(v, 1) for v in case.sizes.values())  # type: ignore[attr-defined]
+
+
 def default_budget(device: DeviceInfo) -> float:
     """Seconds the experiments may take after the matrix: 60 s on a GPU, 180 s on a CPU (interpreter)."""
     return 60.0 if device.is_gpu else 180.0
@@ -71,6 +82,11 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
             sweep_sizes(prober, ev, dims)
             probe_magnitudes(prober, ev)
         case = probe_case(ev)
+        if case is not None and _elements(case) > PROBE_MAX_ELEMENTS:
+            diag.notes.append(f"the smallest failing case has {_elements(case):,} elements (past "
+                              f"{PROBE_MAX_ELEMENTS:,}): its repeats, variants, arange decoding, repro and maps "
+                              "were skipped (the past-2**31 case is what fails)")
+            case = None
         try:
             if case is not None:
                 probe_structure(prober, ev, case)
@@ -85,7 +101,7 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
         if prober.cut:
             diag.notes.append(f"the budget of {diag.budget_seconds:g} s ran out: some experiments were not run")
     diag.causes = diagnose(ev)
-    if ev.minimal is not None:
+    if ev.minimal is not None and _elements(ev.minimal.case) <= PROBE_MAX_ELEMENTS:
         diag.minimal_case = ev.minimal.case.id
         if repro:
             _write_and_run_repro(spec, ev, diag, Path(out_dir or "kcheck-debug"), dev)
