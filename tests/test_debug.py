@@ -140,3 +140,11 @@ def test_a_worker_rebuilds_a_probe_variant_from_its_description():
     with Isolated(timeout=120) as worker:
         assert not worker.run(VariantRef(path, "uninitialized"), case).ok
         assert worker.run(VariantRef(path, "uninitialized", ("zeroed", None)), case).ok
+
+
+def test_launch_configurations_are_probed_on_the_smallest_failing_case(tmp_path):
+    diag = debug(bugs.config_bug, budget=60, out_dir=tmp_path)
+    configs = [e for e in diag.experiments if e.axis == "config"]
+    assert configs and all(e.passed for e in configs) and configs[0].label == "BLOCK=32"
+    assert any("passes with BLOCK=32 and fails with BLOCK=16" in ev for c in diag.causes for ev in c.evidence)
+    assert diag.top.key == "edge-guard", format_diagnosis(diag)  # fails at 17, 33, 65, passes at multiples of 16

@@ -50,3 +50,15 @@ normalize_no_eps = kcheck.Spec(name="normalize_no_eps", kernel=_normalize_no_eps
 
 correct = kcheck.Spec(name="correct", kernel=lambda x: x * 2, reference=lambda x: x * 2,
                       inputs=[kcheck.Tensor("M", "N")], dims=DIMS, dtypes=["fp32"])
+
+
+def _tiled_scale(x: torch.Tensor, BLOCK: int = 32) -> torch.Tensor:
+    out = x * 2
+    if BLOCK == 16 and x.shape[-1] % 16:  # BUG: the 16-wide tiling forgets the ragged last tile
+        out[..., -(x.shape[-1] % 16):] = 0
+    return out
+
+
+config_bug = kcheck.Spec(name="config_bug", kernel=_tiled_scale, reference=lambda x: x * 2,
+                         inputs=[kcheck.Tensor("M", "N")], dims=DIMS, dtypes=["fp32"],
+                         configs=[{"BLOCK": 32}, {"BLOCK": 16}])

@@ -35,6 +35,7 @@ class Evidence:
     transposed: dict[int, CaseResult] = field(default_factory=dict)  # input index -> kernel vs ref(input^T)
     arange: list[str] = field(default_factory=list)  # decoded wrong outputs
     stages: list[tuple[str, CaseResult]] = field(default_factory=list)
+    configs: list[tuple[str, CaseResult]] = field(default_factory=list)  # other launch configs, smallest case
     lint: list[Any] = field(default_factory=list)  # static findings on the Spec's source file
     sanitizer: list[Any] = field(default_factory=list)  # compute-sanitizer findings (GPU)
     minimal: CaseResult | None = None
@@ -150,6 +151,15 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
             r = p.run(case, "transpose", f"reference of {_name(ev.spec, i)} transposed", ("transposed", i))
             if r is not None:
                 ev.transposed[i] = r
+    configs = [tuple(c.items()) for c in ev.spec.configs]
+    if len(configs) > 1:  # the launch configurations: block sizes, warps (one block or many per row)
+        for config in configs:
+            if config == case.config:
+                continue
+            label = ", ".join(f"{k}={v}" for k, v in config) or "default config"
+            r = p.run(dataclasses.replace(case, config=config), "config", label)
+            if r is not None:
+                ev.configs.append((label, r))
     if ev.spec.stages and p.left() > 0:
         for stage in ev.spec.stages:
             r = p.run(case, "stage", f"stage {stage}", ("stage", stage))
