@@ -148,3 +148,19 @@ def test_launch_configurations_are_probed_on_the_smallest_failing_case(tmp_path)
     assert configs and all(e.passed for e in configs) and configs[0].label == "BLOCK=32"
     assert any("passes with BLOCK=32 and fails with BLOCK=16" in ev for c in diag.causes for ev in c.evidence)
     assert diag.top.key == "edge-guard", format_diagnosis(diag)  # fails at 17, 33, 65, passes at multiples of 16
+
+
+def test_the_smallest_failing_case_is_tried_in_the_specs_other_precisions(tmp_path):
+    diag = debug(bugs.uninitialized_two_precisions, budget=60, out_dir=tmp_path)
+    probes = [e for e in diag.experiments if e.axis == "precision"]
+    assert [e.label for e in probes] == ["fp16"] and not probes[0].passed
+    assert diag.top.key == "uninitialized-accumulator"
+
+
+def test_a_repro_of_a_memory_finding_checks_the_accesses_and_fails(tmp_path):
+    """An off-by-one mask reads one element past the end: the values are right, the access is not."""
+    spec = importlib.import_module("zoo_kernels.off_by_one_mask").spec
+    diag = debug(spec, budget=60, out_dir=tmp_path)
+    assert diag.top.key == "off-by-one-mask", format_diagnosis(diag)
+    proc = subprocess.run([sys.executable, diag.repro], capture_output=True, text=True, cwd="/")
+    assert proc.returncode == 1 and "memory/race check: out-of-bounds read" in proc.stdout, proc.stdout + proc.stderr

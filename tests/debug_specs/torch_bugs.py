@@ -62,3 +62,7 @@ def _tiled_scale(x: torch.Tensor, BLOCK: int = 32) -> torch.Tensor:
 config_bug = kcheck.Spec(name="config_bug", kernel=_tiled_scale, reference=lambda x: x * 2,
                          inputs=[kcheck.Tensor("M", "N")], dims=DIMS, dtypes=["fp32"],
                          configs=[{"BLOCK": 32}, {"BLOCK": 16}])
+
+uninitialized_two_precisions = kcheck.Spec(
+    name="uninitialized_two_precisions", kernel=_accumulate_into_output, reference=lambda x: x.sum(-1),
+    inputs=[kcheck.Tensor("M", "N")], outputs=[kcheck.Tensor("M")], dims=DIMS, dtypes=["fp32", "fp16"], reduce=["N"])

@@ -5,7 +5,10 @@ The failing inputs are saved beside it (``torch.save``), so the script replays e
 the reference are taken from the user's own module. Outputs are filled with NaN before the call (and
 ``torch.empty`` inside the launcher returns NaN), as kcheck does, so an element the kernel never writes shows.
 The check is ``torch.testing.assert_close`` with kcheck's tolerance for that case written out as numbers, plus
-the same-precision baseline rule when that is what failed.
+the same-precision baseline rule when that is what failed. When what failed is a memory access that kcheck's checks
+in Triton's interpreter found (an off-by-one mask reads one element past the end and may not change a value), the
+script runs the kernel under the same public context manager, ``kcheck.interpret.checked()``, on a CPU; on a GPU
+it says to run it under compute-sanitizer.
 """
 
 from __future__ import annotations
@@ -67,11 +70,11 @@ class NanEmpty(TorchFunctionMode):
 expected = spec.reference(*[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
                             for x in inputs])
 expected = expected if isinstance(expected, tuple) else (expected,)
+failed = False
 {call}
 if DEVICE == "cuda":
     torch.cuda.synchronize()
 
-failed = False
 TOLERANCES = {tolerances!r}  # (rtol, atol) per output: kcheck's, for this dtype and reduction length
 BASELINE = {baseline!r}  # same-precision baseline rule: (factor, floor) per output, or None
 NOOP = {noop!r}  # per output, the trivial result it was found identical to, or None
@@ -121,11 +124,27 @@ def write_repro(spec: Spec, spec_file: str, result: CaseResult, out_dir: Path, d
             fill = "torch.zeros" if t.pattern == "zeros" else "torch.full"
             shapes.append(f"{fill}({shape!r}, " + ("" if t.pattern == "zeros" else "float('nan'), ")
                           + f"dtype={dtype}, device=DEVICE)")
-        call = ("outputs = [" + ", ".join(shapes) + "]  # poisoned with NaN, as kcheck does\n"
-                "with NanEmpty():\n    spec.kernel(*inputs, *outputs, **config)")
+        run = "spec.kernel(*inputs, *outputs, **config)"
+        head = "outputs = [" + ", ".join(shapes) + "]  # poisoned with NaN, as kcheck does\n"
+        tail = ""
     else:
-        call = ("with NanEmpty():\n    outputs = spec.kernel(*inputs, **config)\n"
-                "outputs = outputs if isinstance(outputs, tuple) else (outputs,)")
+        run = "outputs = spec.kernel(*inputs, **config)"
+        head = ""
+        tail = "\noutputs = outputs if isinstance(outputs, tuple) else (outputs,)"
+    findings = [f for f in result.findings if f.tool == "interpreter"]
+    if findings:  # what failed is a memory access the values may not show: check the accesses as kcheck did
+        f = findings[0]
+        call = (f"# kcheck found: {f.message[:140]}\n#   at {f.file}:{f.line}\n"
+                "# Triton's interpreter with kcheck's memory and race checks shows it again; on a GPU, run this\n"
+                "# script under compute-sanitizer (memcheck / racecheck) instead.\n"
+                "import contextlib\n\n"
+                "if DEVICE == \"cpu\":\n    from kcheck.interpret import checked\n\n    access_checks = checked()\n"
+                "else:\n    access_checks = contextlib.nullcontext()\n"
+                f"{head}with NanEmpty(), access_checks as accesses:\n    {run}{tail}\n"
+                "if accesses is not None and accesses.findings:\n"
+                "    print(f\"memory/race check: {accesses.findings[0].message}\")\n    failed = True")
+    else:
+        call = f"{head}with NanEmpty():\n    {run}{tail}"
     tolerances = [(c.tolerance.rtol, c.tolerance.atol) for c in result.comparisons]
     baseline = [(c.baseline.factor, c.baseline.floor) if c.baseline is not None and c.baseline.required else None
                 for c in result.comparisons]

@@ -202,6 +202,9 @@ def accumulation(ev: Evidence) -> Cause | None:
     grows = _error_growth(ev)
     if grows:
         evid.append(grows)
+    wide = [name for name, r in ev.precisions if r.ok and name in ("fp32", "tf32")]
+    if wide:
+        evid.append(f"the same case passes in {wide[0]}")
     return _cause("low-precision-accumulation", 0.85, evid, "accumulate in fp32 (tl.float32 / float) and cast once "
                   "at the end")
 

@@ -36,6 +36,7 @@ class Evidence:
     arange: list[str] = field(default_factory=list)  # decoded wrong outputs
     stages: list[tuple[str, CaseResult]] = field(default_factory=list)
     configs: list[tuple[str, CaseResult]] = field(default_factory=list)  # other launch configs, smallest case
+    precisions: list[tuple[str, CaseResult]] = field(default_factory=list)  # other precisions, smallest case
     lint: list[Any] = field(default_factory=list)  # static findings on the Spec's source file
     sanitizer: list[Any] = field(default_factory=list)  # compute-sanitizer findings (GPU)
     minimal: CaseResult | None = None
@@ -151,6 +152,12 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
             r = p.run(case, "transpose", f"reference of {_name(ev.spec, i)} transposed", ("transposed", i))
             if r is not None:
                 ev.transposed[i] = r
+    for prec in ev.spec.precisions:  # dtype: the same case in the Spec's other precisions
+        if prec.name == case.precision:
+            continue
+        r = p.run(dataclasses.replace(case, precision=prec.name), "precision", prec.name)
+        if r is not None:
+            ev.precisions.append((prec.name, r))
     configs = [tuple(c.items()) for c in ev.spec.configs]
     if len(configs) > 1:  # the launch configurations: block sizes, warps (one block or many per row)
         for config in configs:
