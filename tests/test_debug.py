@@ -164,3 +164,18 @@ def test_a_repro_of_a_memory_finding_checks_the_accesses_and_fails(tmp_path):
     assert diag.top.key == "off-by-one-mask", format_diagnosis(diag)
     proc = subprocess.run([sys.executable, diag.repro], capture_output=True, text=True, cwd="/")
     assert proc.returncode == 1 and "memory/race check: out-of-bounds read" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_doctor_says_not_run_where_nothing_could_run():
+    spec = importlib.import_module("zoo_kernels.cuda_missing_sync").spec
+    steps = doctor(spec)
+    if torch.cuda.is_available():
+        pytest.skip("on a GPU the CUDA C kernel runs")
+    assert [s.outcome for s in steps[2:5]] == ["not run"] * 3, [s.describe() for s in steps]
+
+
+def test_debug_takes_a_whole_report_or_says_which_it_needs(tmp_path):
+    report = kcheck.check(bugs.correct, tier="quick")
+    assert not debug(bugs.correct, report=report, out_dir=tmp_path).failed
+    with pytest.raises(kcheck.SpecError, match="report"):
+        debug(bugs.uninitialized, report=report.specs[0], out_dir=tmp_path)

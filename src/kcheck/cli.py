@@ -230,7 +230,7 @@ def _debug(args: argparse.Namespace) -> int:
     diagnoses, reports = {}, []
     for spec in specs:
         console.print(f"debugging {spec.name} ...", highlight=False)
-        spec_report = check(spec, large=False if args.no_large else detect().is_gpu).specs[0]
+        spec_report = check(spec, large=False if args.no_large else detect().is_gpu, isolate=True).specs[0]
         reports.append(spec_report)
         diag = debug(spec, report=spec_report, budget=args.budget, out_dir=args.out)
         diagnoses[spec.name] = diag

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from .._device import DeviceInfo, detect, enable_interpreter_if_no_gpu
-from .._results import SpecReport
+from .._results import Report, SpecReport, Status
 from .._spec import Spec
 from ._causes import BUG_CLASSES, Cause, Diagnosis, Experiment
 from ._doctor import Step, doctor
@@ -33,10 +33,15 @@ __all__ = ["BUG_CLASSES", "Cause", "Diagnosis", "Experiment", "Step", "debug", "
 PROBE_MAX_ELEMENTS = 2**26
 
 
-def _elements(case: object) -> int:
+def _elements(spec: Spec, case: object) -> int:
+    """Elements of the case's largest tensor (inputs and declared outputs)."""
     import math
 
-    return math.prod(max(v, 1) for v in case.sizes.values())  # type: ignore[attr-defined]
+    from ..cases._inputs import shape_of
+
+    shapes = [shape_of(t.dims, case.sizes) for t in [*spec.inputs, *(spec.outputs or ())]  # type: ignore[attr-defined]
+              if hasattr(t, "dims")]
+    return max((math.prod(s) for s in shapes), default=0)
 
 
 def default_budget(device: DeviceInfo) -> float:
@@ -63,11 +68,15 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
         raise SpecError("spec", spec, "pass a kcheck.Spec")
     if budget is not None and not budget > 0:
         raise SpecError("budget", budget, "give a positive number of seconds for the experiments")
+    if isinstance(report, Report):  # what kcheck.check returns: take this Spec's part
+        report = next((r for r in report.specs if r.name == spec.name), None) or _no_report(spec, report)
+    if report is not None and not (isinstance(report, SpecReport) and report.name == spec.name):
+        raise SpecError("report", report, f"pass kcheck.check(spec).specs[0] for the Spec {spec.name!r}, or None")
     enable_interpreter_if_no_gpu()
     dev = device or detect()
     t0 = time.perf_counter()
-    if report is None:
-        report = check(spec, large=dev.is_gpu if large is None else large, isolate=dev.is_gpu).specs[0]
+    if report is None:  # in workers: a crash or a hang costs one case, not the debugger
+        report = check(spec, large=dev.is_gpu if large is None else large, isolate=True).specs[0]
     failing = [r for r in report.cases if not r.ok]
     ev = Evidence(spec, report, failing)
     ev.lint = lint_spec(spec)
@@ -75,37 +84,44 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
     diag = Diagnosis(spec.name, failed=bool(failing or ev.sanitizer), budget_seconds=budget or default_budget(dev))
     if failing:
         framework = framework_of(spec.kernel) or "torch"
-        prober = Prober(spec, dev, framework, diag.budget_seconds)
-        ev.base = base_case(spec, report)
-        if ev.base is not None:
-            dims = [d for d in spec.dim_names() if d in ev.base.sizes]
-            sweep_sizes(prober, ev, dims)
-            probe_magnitudes(prober, ev)
-        case = probe_case(ev)
-        if case is not None and _elements(case) > PROBE_MAX_ELEMENTS:
-            diag.notes.append(f"the smallest failing case has {_elements(case):,} elements (past "
-                              f"{PROBE_MAX_ELEMENTS:,}): its repeats, variants, arange decoding, repro and maps "
-                              "were skipped (the past-2**31 case is what fails)")
-            case = None
-        try:
+        dangerous = any(r.status in (Status.CRASHED, Status.TIMEOUT) for r in failing)
+        with Prober(spec, dev, framework, diag.budget_seconds, isolate=dangerous) as prober:
+            if dangerous and prober.worker is None:
+                diag.notes.append("the kernel crashed or hung and the Spec is not at module level: the probes run in "
+                                  "this process")
+            ev.base = base_case(spec, report)
+            if ev.base is None:
+                diag.notes.append("no nominal randn case in the report: no size sweep or magnitude probe")
+            else:
+                dims = [d for d in spec.dim_names() if d in ev.base.sizes]
+                sweep_sizes(prober, ev, dims)
+                probe_magnitudes(prober, ev)
+            case = probe_case(ev)
+            if case is not None and _elements(spec, case) > PROBE_MAX_ELEMENTS:
+                why = " (the past-2**31 case is what fails)" if case.axis == "large" else ""
+                diag.notes.append(f"the smallest failing case holds a tensor of {_elements(spec, case):,} elements "
+                                  f"(past {PROBE_MAX_ELEMENTS:,}): its repeats, variants, arange decoding, repro and "
+                                  f"maps were skipped{why}")
+                case = None
             if case is not None:
                 probe_structure(prober, ev, case)
-                # in this process: only a case that failed without crashing (a crash would poison the CUDA context)
-                if prober.left() > 0 and ev.minimal is not None and ev.minimal.status.value == "failed":
+                # in this process: only a case that failed without crashing (a crash would poison a CUDA context)
+                if prober.left() > 0 and ev.minimal is not None and ev.minimal.status is Status.FAILED \
+                        and not dangerous:
                     decode_arange(ev, case, dev.device)
                 if sanitize and dev.is_gpu and not ev.sanitizer and prober.left() > 15:
-                    ev.sanitizer = _sanitize_case(spec, case, dev)
-        finally:
-            prober.close()
+                    ev.sanitizer = _sanitize_case(spec, case, dev, prober.left())
         diag.experiments = prober.experiments
         if prober.cut:
             diag.notes.append(f"the budget of {diag.budget_seconds:g} s ran out: some experiments were not run")
+        if prober.skipped:
+            diag.notes.append(f"{prober.skipped} probe(s) cannot run on this device (e.g. a precision it lacks)")
     diag.causes = diagnose(ev)
-    if ev.minimal is not None and _elements(ev.minimal.case) <= PROBE_MAX_ELEMENTS:
+    if ev.minimal is not None and _elements(spec, ev.minimal.case) <= PROBE_MAX_ELEMENTS:
         diag.minimal_case = ev.minimal.case.id
         if repro:
             _write_and_run_repro(spec, ev, diag, Path(out_dir or "kcheck-debug"), dev)
-        if maps and ev.minimal.status.value == "failed":
+        if maps and ev.minimal.status is Status.FAILED:
             from ..report._maps import maps_for_case
 
             try:
@@ -117,10 +133,16 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
     return diag
 
 
-def _sanitize_case(spec: Spec, case: object, dev: DeviceInfo) -> list:
+def _no_report(spec: Spec, report: Report) -> SpecReport:
+    from .._errors import SpecError
+
+    raise SpecError("report", [r.name for r in report.specs], f"the Report holds no Spec named {spec.name!r}")
+
+
+def _sanitize_case(spec: Spec, case: object, dev: DeviceInfo, left: float) -> list:
     from ..sanitize import sanitize
 
-    rep = sanitize(spec, cases=[case], device=dev, timeout=120)  # type: ignore[list-item]
+    rep = sanitize(spec, cases=[case], device=dev, timeout=max(15.0, left))  # type: ignore[list-item]
     return [f for t in rep.tools for f in t.findings]
 
 
@@ -141,11 +163,18 @@ def _write_and_run_repro(spec: Spec, ev: Evidence, diag: Diagnosis, out_dir: Pat
     diag.repro = str(script)
     rc, seconds, tail = run_repro(script)
     diag.repro_output = tail
-    if rc == 0:
+    if rc == 1:
+        diag.notes.append(f"the repro script fails on its own (exit 1, {seconds:.1f} s)")
+    elif rc == 0:
         diag.notes.append(f"the repro script passed when run on its own ({seconds:.1f} s): the failure needs "
-                          "kcheck's context (another case before it, the interpreter's checks)")
+                          "kcheck's context (another case before it, a race that does not fail every run)")
+    elif ev.minimal is not None and ev.minimal.status in (Status.CRASHED, Status.TIMEOUT):
+        diag.notes.append(f"the repro script {'did not finish' if rc is None else f'ended with exit {rc}'} "
+                          f"({seconds:.1f} s), as the case did under kcheck ({ev.minimal.status.value}): "
+                          f"{tail[-160:]}")
     else:
-        diag.notes.append(f"the repro script fails on its own (exit {rc}, {seconds:.1f} s)")
+        diag.notes.append(f"could not confirm the repro: the script itself broke (exit {rc}, {seconds:.1f} s): "
+                          f"{tail[-200:]}")
 
 
 def format_diagnosis(diag: Diagnosis) -> str:

@@ -45,19 +45,31 @@ TITLES = [
 
 
 def doctor(spec: Spec, *, device: DeviceInfo | None = None, budget: float = 120.0) -> list[Step]:
+
+    from .._errors import SpecError
+
+    if not isinstance(spec, Spec):
+        raise SpecError("spec", spec, "pass a kcheck.Spec")
+    if not budget > 0:
+        raise SpecError("budget", budget, "give a positive number of seconds for the checklist's probes")
+    enable_interpreter_if_no_gpu()
+    dev = device or detect()
+    with Prober(spec, dev, "torch", budget) as prober:
+        return _steps(spec, dev, prober, budget)
+
+
+def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[Step]:
     from .._check import check
     from ..backends import framework as framework_of
     from ..sanitize import sanitize
     from ._rules import _block_dims, _edge_dims
 
-    enable_interpreter_if_no_gpu()
-    dev = device or detect()
-    report = check(spec, tier="quick", large=False, isolate=dev.is_gpu).specs[0]
+    report = check(spec, tier="quick", large=False, isolate=True).specs[0]
     failing = [r for r in report.cases if not r.ok]
     ev = Evidence(spec, report, failing)
     ev.base = base_case(spec, report)
     fw = framework_of(spec.kernel) or "torch"
-    prober = Prober(spec, dev, fw, budget)
+    prober.framework = fw
     steps: list[Step] = []
 
     def add(outcome: str, detail: str) -> None:
@@ -105,7 +117,9 @@ def doctor(spec: Spec, *, device: DeviceInfo | None = None, budget: float = 120.
             ev.sizes[d] = rows
         edge = _edge_dims(ev)
         bad = {d: [v for v, ok, _ in rows if not ok] for d, rows in ev.sizes.items()}
-        if edge:
+        if not any(ev.sizes.values()):
+            add("not run", "no size could run here (skipped on this device, or the budget ran out)")
+        elif edge:
             add("problem", "; ".join(f"{d} fails at {b} but passes at the multiples of {blk}" for d, blk, b in edge))
         elif any(bad.values()):
             add("problem", "; ".join(f"{d} fails at {v}" for d, v in bad.items() if v))
@@ -121,14 +135,19 @@ def doctor(spec: Spec, *, device: DeviceInfo | None = None, budget: float = 120.
                 f"{len(failing)} quick-tier cases fail"))
         elif r_small is not None and not r_small.ok:
             add("info", f"fails even with every dim <= 16 ({small.id}): not an inter-block problem")
+        elif r_small is None:
+            add("not run", "the small case could not run here")
         else:
             add("ok", "passes with one block and with many")
     # 5: arange
     if ev.base is not None:
         r = prober.run(dataclasses.replace(ev.base, pattern="arange"), "pattern", "arange")
-        if r is not None and not r.ok:
-            decode_arange(ev, ev.base, dev.device)
-            add("problem", "wrong on arange: " + ("; ".join(ev.arange[:2]) or "(no value decoded)"))
+        if r is None:
+            add("not run", "the arange case could not run here")
+        elif not r.ok:
+            if r.status is Status.FAILED:  # wrong values, no crash: safe to re-run here and decode
+                decode_arange(ev, ev.base, dev.device)
+            add("problem", f"{r.status.value} on arange: " + ("; ".join(ev.arange[:2]) or "(no value decoded)"))
         else:
             add("ok", "right on arange inputs (each value its index)")
     else:
@@ -138,8 +157,12 @@ def doctor(spec: Spec, *, device: DeviceInfo | None = None, budget: float = 120.
         outcome, details = "ok", []
         for name in spec.stages:
             r = prober.run(ev.base, "stage", name, ("stage", name))
-            details.append(f"{name}: {'passes' if r is not None and r.ok else 'FAILS'}")
-            if r is not None and not r.ok:
+            if r is None:
+                outcome = "not run" if outcome == "ok" else outcome
+                details.append(f"{name}: not run")
+                continue
+            details.append(f"{name}: {'passes' if r.ok else 'FAILS'}")
+            if not r.ok:
                 outcome = "problem"
                 break
         add(outcome, ", ".join(details))
@@ -154,14 +177,18 @@ def doctor(spec: Spec, *, device: DeviceInfo | None = None, budget: float = 120.
     if lint:
         add("problem", f"{len(lint)} static finding(s): {lint[0].file}:{lint[0].line}: {lint[0].message[:120]}")
     else:
+        ran_large = [r for r in large if r.status is not Status.SKIPPED]
         add("ok", "no 32-bit index arithmetic that can pass 2**31 found by the static checks" + (
-            "" if dev.is_gpu else "; the past-2**31 case runs on a GPU (kcheck check)") if not large else "")
+            f"; the past-2**31 case {'passes' if all(r.ok for r in ran_large) else 'FAILS'}" if ran_large else
+            "; the past-2**31 case runs on a GPU with the memory (kcheck check)"))
     # 8: tolerances
     forgiven = [w for r in report.cases for w in r.warnings if "ill-conditioned" in w]
     base_fail = [c for r in failing for c in r.comparisons if c.baseline is not None and not c.baseline.passed]
     tol = next((c.tolerance for r in report.cases for c in r.comparisons), None)
     text = f"tolerance in use: {tol.source}" if tol is not None else "no comparison ran"
-    if forgiven:
+    if tol is None:
+        add("not run", "no case compared an output here (all skipped?)")
+    elif forgiven:
         add("info", f"{text}; the framework's own result fails it on {len(forgiven)} ill-conditioned case(s), "
             "forgiven within 2x")
     elif base_fail:
@@ -174,7 +201,6 @@ def doctor(spec: Spec, *, device: DeviceInfo | None = None, budget: float = 120.
         "rebuild with CudaKernel(..., options=('-G',)) and compare by hand")
     # 10: journal
     add("not run", "the device-side journal is not part of kcheck yet (MISSION M12)")
-    prober.close()
     return steps
 
 

@@ -15,6 +15,36 @@ def lint_spec(spec: Spec) -> list[Any]:
     if ref is None:
         return []
     try:
-        return [f for f in lint_path(ref.path) if f.kind != "unparsable"]
+        found = [f for f in lint_path(ref.path) if f.kind != "unparsable"]
     except Exception:  # a linter fault must not cost the diagnosis
         return []
+    names = _kernel_names(spec)
+    # only the kernels this Spec launches: another kernel's finding in the same file is not this Spec's evidence
+    return [f for f in found if not names or f.kernel is None or f.kernel in names]
+
+
+def _kernel_names(spec: Spec) -> set[str]:
+    """Names of the Triton and CUDA C kernels the Spec's launcher reaches (globals, closure), else empty."""
+    import inspect
+
+    from ..backends import uses_cuda
+    from ..backends._triton import _is_jit
+
+    names = {k.name for k in uses_cuda(spec.kernel)}
+    target = inspect.unwrap(spec.kernel) if callable(spec.kernel) else spec.kernel
+    glb = getattr(target, "__globals__", None) or {}
+    code = getattr(target, "__code__", None)
+    for n in (code.co_names if code is not None else ()):
+        fn = glb.get(n)
+        if fn is not None and _is_jit(fn):
+            names.add(_raw_name(fn, n))
+    if _is_jit(spec.kernel):
+        names.add(_raw_name(spec.kernel, "kernel"))
+    return names
+
+
+def _raw_name(fn: object, default: str) -> str:
+    """A Triton kernel's Python name, through autotuner/heuristics wrappers (``.fn``)."""
+    while hasattr(fn, "fn"):
+        fn = fn.fn  # type: ignore[attr-defined]
+    return getattr(fn, "__name__", default)

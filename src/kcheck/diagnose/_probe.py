@@ -160,20 +160,27 @@ class Prober:
     in this process, under the interpreter's checks.
     """
 
-    def __init__(self, spec: Spec, device: DeviceInfo, framework: str, budget: float) -> None:
+    def __init__(self, spec: Spec, device: DeviceInfo, framework: str, budget: float, isolate: bool = False) -> None:
         self.spec, self.device, self.framework, self.budget = spec, device, framework, budget
         self.t0 = time.perf_counter()
         self.experiments: list[Experiment] = []
         self.results: list[tuple[Experiment, CaseResult]] = []
         self.cut = False  # some probe was not run for lack of budget
+        self.skipped = 0  # probes that cannot run here (a precision this device lacks, ...)
         self.worker: Any = None
         self.ref: Any = None
-        if device.is_gpu:
+        if device.is_gpu or isolate:  # a crash (or a hang) must cost one probe, not the debugger
             from ..run._isolate import Isolated, locate
 
             self.ref = locate(spec)
             if self.ref is not None:
                 self.worker = Isolated(timeout=60.0)
+
+    def __enter__(self) -> Prober:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def close(self) -> None:
         if self.worker is not None:
@@ -191,7 +198,13 @@ class Prober:
         if self.left() <= 0:
             self.cut = True
             return None
+        from ..cases._matrix import skip_reason
+
+        if skip_reason(case, self.spec, self.device) is not None:
+            self.skipped += 1
+            return None
         if self.worker is not None:
+            self.worker.timeout = max(5.0, min(60.0, self.left()))
             res = self.worker.run(VariantRef(self.ref.path, self.ref.name, variant), case, RunOptions())
         else:
             spec = apply_variant(self.spec, variant) if variant is not None else self.spec

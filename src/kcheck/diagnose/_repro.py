@@ -30,7 +30,8 @@ TEMPLATE = '''#!/usr/bin/env python3
 Spec {spec!r} from {path}
 Case {case_id}
 {cause}
-Run it from anywhere: python {script_name}   (exit 1 while the bug is there, 0 once it is fixed)
+Run it from anywhere: python {script_name}   (exit 1 while the bug is there, 0 once it is fixed, 3 if the
+kernel or this script raised)
 """
 
 import importlib.util
@@ -41,6 +42,18 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _raised(kind, value, tb):
+    """An exception (the kernel's crash, or this script breaking) exits 3: 1 is kept for "the check failed"."""
+    import traceback
+
+    traceback.print_exception(kind, value, tb)
+    sys.stderr.flush()
+    os._exit(3)
+
+
+sys.excepthook = _raised
 SPEC_FILE = {path!r}
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 if DEVICE == "cpu":
@@ -53,7 +66,8 @@ spec_module.loader.exec_module(module)
 spec = next(v for v in vars(module).values() if getattr(v, "name", None) == {spec!r} and hasattr(v, "reference"))
 
 # the exact inputs of the failing case (seed {seed}, pattern {pattern!r}, sizes {sizes})
-inputs = [x.to(DEVICE) if isinstance(x, torch.Tensor) else x for x in torch.load(os.path.join(HERE, {inputs_name!r}))]
+saved = torch.load(os.path.join(HERE, {inputs_name!r}), weights_only=False)
+inputs = [x.to(DEVICE) if isinstance(x, torch.Tensor) else x for x in saved]
 config = {config!r}
 
 
@@ -72,6 +86,7 @@ expected = spec.reference(*[x.double() if isinstance(x, torch.Tensor) and x.is_f
 expected = expected if isinstance(expected, tuple) else (expected,)
 failed = False
 {call}
+outputs = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
 if DEVICE == "cuda":
     torch.cuda.synchronize()
 
@@ -85,7 +100,7 @@ for i, (out, exp) in enumerate(zip(outputs, expected)):
     except AssertionError as err:
         print(f"output {{i}}: {{err}}")
         failed = True
-    if BASELINE[i] is not None:
+    if BASELINE[i] is not None and getattr(spec, "baseline", True) is True:
         factor, floor = BASELINE[i]
         base = spec.reference(*inputs)
         base = (base if isinstance(base, tuple) else (base,))[i]
@@ -109,9 +124,19 @@ sys.exit(1 if failed else 0)
 
 def write_repro(spec: Spec, spec_file: str, result: CaseResult, out_dir: Path, device: str,
                 cause: str = "") -> Path:
-    """Write ``repro_<spec>.py`` and its inputs file into ``out_dir``; return the script's path."""
+    """Write ``repro_<spec>.py`` and its inputs file into ``out_dir``; return the script's path. Raises ValueError
+    when the case's configuration holds values the script cannot spell (not Python literals)."""
+    import ast
+
     out_dir.mkdir(parents=True, exist_ok=True)
     case = result.case
+    for key, value in case.config:
+        try:
+            ok = ast.literal_eval(repr(value)) == value
+        except (ValueError, SyntaxError):
+            ok = False
+        if not ok:
+            raise ValueError(f"config {key}={value!r} is not a Python literal: the script cannot rebuild it")
     args = make_args(spec, case, device)
     inputs_name = f"repro_{spec.name}.inputs.pt"
     torch.save([a.detach().cpu() if isinstance(a, torch.Tensor) else a for a in args], out_dir / inputs_name)
@@ -122,15 +147,17 @@ def write_repro(spec: Spec, spec_file: str, result: CaseResult, out_dir: Path, d
             shape = tuple(case.sizes.get(str(d), d) if isinstance(d, str) else d for d in t.dims)
             dtype = t.dtype or _storage(case.precision)
             fill = "torch.zeros" if t.pattern == "zeros" else "torch.full"
-            shapes.append(f"{fill}({shape!r}, " + ("" if t.pattern == "zeros" else "float('nan'), ")
-                          + f"dtype={dtype}, device=DEVICE)")
+            floating = torch.empty(0, dtype=t.dtype).is_floating_point() if t.dtype is not None else True
+            poison = "float('nan'), " if floating else "-1, "  # integer outputs: a value no index takes
+            shapes.append(f"{fill}({shape!r}, " + ("" if t.pattern == "zeros" else poison) + f"dtype={dtype}, "
+                          "device=DEVICE)")
         run = "spec.kernel(*inputs, *outputs, **config)"
         head = "outputs = [" + ", ".join(shapes) + "]  # poisoned with NaN, as kcheck does\n"
         tail = ""
     else:
         run = "outputs = spec.kernel(*inputs, **config)"
         head = ""
-        tail = "\noutputs = outputs if isinstance(outputs, tuple) else (outputs,)"
+        tail = ""
     findings = [f for f in result.findings if f.tool == "interpreter"]
     if findings:  # what failed is a memory access the values may not show: check the accesses as kcheck did
         f = findings[0]

@@ -76,9 +76,15 @@ def _oob(ev: Evidence) -> list:
 @rule
 def no_op(ev: Evidence) -> Cause | None:
     hits = [r for r in ev.failing if r.noop]
-    if not hits:
+    never = [(r, c) for r in ev.failing for c in r.comparisons if c.numel and c.unwritten == c.numel]
+    if not hits and not (never and len(never) == len([r for r in ev.failing if r.status is Status.FAILED])):
         return None
-    return _cause("no-op", 0.97, [f"{len(hits)} case(s): {hits[0].noop} ({hits[0].case.id})"],
+    evid = [f"{len(hits)} case(s): {hits[0].noop} ({hits[0].case.id})"] if hits else []
+    if never:
+        r, c = never[0]
+        evid.append(f"{c.output} is never written at all in {len(never)} case(s) ({r.case.id}): every element still "
+                    "holds the poison")
+    return _cause("no-op", 0.97, evid,
                   "check that the launcher launches the kernel and returns the buffer the kernel writes")
 
 
@@ -247,7 +253,7 @@ def _square_passes(ev: Evidence) -> str | None:
     if ev.base is None:
         return None
     nominal = ev.base.sizes
-    if len(set(nominal.values())) != 1:
+    if len(nominal) < 2 or len(set(nominal.values())) != 1:
         return None
     value = nominal[next(iter(nominal))]
     # nearly every size that breaks the equality fails (an edge bug fails only at some of them)
@@ -286,35 +292,42 @@ def transposition(ev: Evidence) -> Cause | None:
 
 
 @rule
-def race(ev: Evidence) -> Cause | None:
+def shared_memory_race(ev: Evidence) -> Cause | None:
+    shared = [f for f in ev.findings() if f.kind.startswith("race") and f.tool == "racecheck"]
+    if not shared:
+        return None
+    f = shared[0]
+    return _cause("missing-syncthreads", 0.93, [f"racecheck: {f.message[:150]} at {f.file}:{f.line}"],
+                  "put __syncthreads() between the shared-memory writes and the reads of other threads")
+
+
+@rule
+def divergent_barrier(ev: Evidence) -> Cause | None:
+    found = [f for f in ev.findings() if f.kind == "divergent-barrier"]
+    static = [f for f in ev.lint if f.kind == "divergent-barrier"]
+    if not (found or static):
+        return None
+    f = (found or static)[0]
+    return _cause("divergent-barrier", 0.9 if found else 0.6, [f"{f.tool}: {f.message[:150]} at {f.file}:{f.line}"],
+                  "move __syncthreads() out of the thread-dependent branch (all threads must reach it)")
+
+
+@rule
+def nondeterminism(ev: Evidence) -> Cause | None:
     det = ev.repeat.determinism if ev.repeat is not None else None
-    races = [f for f in ev.findings() if f.kind.startswith("race")]
-    shared = [f for f in races if f.tool == "racecheck"]
-    if shared:
-        f = shared[0]
-        return _cause("missing-syncthreads", 0.93, [f"racecheck: {f.message[:150]} at {f.file}:{f.line}"],
-                      "put __syncthreads() between the shared-memory writes and the reads of other threads")
-    sync = [f for f in ev.findings() if f.kind == "divergent-barrier"] + [
-        f for f in ev.lint if f.kind == "divergent-barrier"]
-    if sync:
-        f = sync[0]
-        where = f"{f.file}:{f.line}"
-        return _cause("divergent-barrier", 0.9 if f.tool != "lint" else 0.6,
-                      [f"{getattr(f, 'tool', 'lint')}: {f.message[:150]} at {where}"],
-                      "move __syncthreads() out of the thread-dependent branch (all threads must reach it)")
-    if det is not None and det.differing and det.max_ulp > 64 and _shares_memory(ev):
+    if det is None or not det.differing:
+        return None
+    if det.max_ulp > 64 and _shares_memory(ev):
         return _cause("missing-syncthreads", 0.82, [f"3 runs on the same inputs differ in {det.differing} elements "
                       f"by up to {det.max_ulp:.3g} ULP", "the CUDA C kernel shares memory between threads "
                       "(__shared__): a missing barrier is the usual cause"],
                       "run compute-sanitizer racecheck (kcheck sanitize --tool racecheck) for the line")
-    if det is not None and det.differing and det.max_ulp > 64:
+    if det.max_ulp > 64:
         return _cause("race", 0.8, [f"3 runs on the same inputs differ in {det.differing} elements by up to "
                       f"{det.max_ulp:.3g} ULP"], "run compute-sanitizer racecheck; look for a missing barrier or "
                       "atomic")
-    if det is not None and det.differing:
-        return _cause("nondeterministic-reordering", 0.3, [f"runs differ by at most {det.max_ulp:.3g} ULP"],
-                      "a reduction order that varies: not a bug if the tolerance covers it")
-    return None
+    return _cause("nondeterministic-reordering", 0.3, [f"runs differ by at most {det.max_ulp:.3g} ULP"],
+                  "a reduction order that varies: not a bug if the tolerance covers it")
 
 
 def _shares_memory(ev: Evidence) -> bool:
@@ -345,8 +358,9 @@ def crash_oob(ev: Evidence) -> Cause | None:
 @rule
 def everywhere_wrong(ev: Evidence) -> Cause | None:
     """Systematic error at every size: an index or formula error (the checklist's arange step)."""
-    sizes_bad = all(not ok for rows in ev.sizes.values() for _, ok, _ in rows) and ev.sizes
-    if not sizes_bad:
+    rows = [r for rows in ev.sizes.values() for _, _, r in rows]
+    # wrong values at every size tried (an exception is not a wrong value: the kernel or the Spec raised)
+    if not rows or any(r.ok or r.status is not Status.FAILED for r in rows):
         return None
     evid = ["wrong at every size tried", *ev.arange[:2]]
     return _cause("index-transposition", 0.4, evid, "run on arange inputs and read which element each wrong "
