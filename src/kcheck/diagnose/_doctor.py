@@ -111,7 +111,7 @@ def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[S
                 continue
             rows = []
             for v in (1, 32, 33, 64, 65):
-                r = prober.run(_with(ev.base, **{d: v}), "size", f"{d}={v}")
+                r = prober.run(_with(ev.base, {d: v}, spec), "size", f"{d}={v}")
                 if r is not None:
                     rows.append((v, r.ok, r))
             ev.sizes[d] = rows
@@ -126,7 +126,7 @@ def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[S
         else:
             add("ok", "every dimension passes at 1, 32, 33, 64 and 65")
         # 4: one block: all dims at 1..32 pass while larger fail?
-        small = _with(ev.base, **{d: min(16, v) for d, v in ev.base.sizes.items()})
+        small = _with(ev.base, {d: min(16, v) for d, v in ev.base.sizes.items()}, spec)
         r_small = prober.run(small, "size", "all dims <= 16 (one block)")
         blocks = _block_dims(ev)
         if r_small is not None and r_small.ok and (failing or blocks):

@@ -240,13 +240,19 @@ def wrong_axis(ev: Evidence) -> Cause | None:
     if not rescued or ev.minimal is None or ev.minimal.ok:
         return None
     names = [getattr(ev.spec.inputs[i], "name", None) or f"input {i}" for i in rescued]
-    vec = [i for i in rescued if isinstance(ev.spec.inputs[i], Tensor) and len(ev.spec.inputs[i].dims) == 1]
+    vec = [i for i in rescued if _is_vector(ev, i)]
     evid = [f"the failure vanishes when {', '.join(names)} is all ones: that input is read at the wrong place"]
     sq = _square_passes(ev)
     if sq:
         evid.append(sq)
     return _cause("wrong-axis" if vec else "index-transposition", 0.88 if vec else 0.7, evid,
                   "check which index the per-channel operand is read with (column vs row, % N vs % M)")
+
+
+def _is_vector(ev: Evidence, i: int) -> bool:
+    """Input i is a 1-D tensor (a per-channel operand)."""
+    t = ev.spec.inputs[i]
+    return isinstance(t, Tensor) and len(t.dims) == 1
 
 
 def _square_passes(ev: Evidence) -> str | None:
@@ -276,9 +282,7 @@ def transposition(ev: Evidence) -> Cause | None:
     swapped = [a for a in ev.arange if "transposed position" in a]
     if not (matches or sq or swapped):
         return None
-    if any(r.ok for r in ev.ones.values()) and any(
-            isinstance(ev.spec.inputs[i], Tensor) and len(ev.spec.inputs[i].dims) == 1 for i, r in ev.ones.items()
-            if r.ok):
+    if any(r.ok and _is_vector(ev, i) for i, r in ev.ones.items()):
         return None  # wrong_axis explains it better
     evid = []
     if matches:

@@ -77,7 +77,7 @@ def base_case(spec: Spec, report: SpecReport) -> Case | None:
     return dataclasses.replace(nominal, config=config, repeats=0, properties=False, axis="debug", skip=None)
 
 
-def _with(case: Case, spec: Spec | None = None, **sizes: int) -> Case:
+def _with(case: Case, sizes: dict[str, int], spec: Spec | None = None) -> Case:
     """The case at other sizes, each clipped into its Dim's constraints (min, max, multiple_of) when ``spec`` is
     given: a probe never leaves the kernel's contract."""
     from ..cases._sizes import fit
@@ -94,13 +94,13 @@ def sweep_sizes(p: Prober, ev: Evidence, dims: list[str], share: float = 0.6) ->
     for d in dims:
         nominal = ev.base.sizes[d]
         raw = sorted({v for v in SIZES if v <= max(1024, nominal)} | {nominal, 2 * nominal, 4 * nominal + 1})
-        values = sorted({_with(ev.base, ev.spec, **{d: v}).sizes[d] for v in raw})
+        values = sorted({_with(ev.base, {d: v}, ev.spec).sizes[d] for v in raw})
         seen: dict[int, tuple[bool, CaseResult]] = {}
         for v in values:
             if p.elapsed > share * p.budget:  # leave the rest of the budget to the probes of the failing case
                 p.cut = True
                 break
-            res = p.run(_with(ev.base, **{d: v}), "size", f"{d}={v}")
+            res = p.run(_with(ev.base, {d: v}), "size", f"{d}={v}")
             if res is not None:
                 seen[v] = (res.ok, res)
         fails = sorted(v for v, (ok, _) in seen.items() if not ok)
@@ -109,10 +109,10 @@ def sweep_sizes(p: Prober, ev: Evidence, dims: list[str], share: float = 0.6) ->
             below = [v for v, (ok, _) in seen.items() if ok and v < f]
             lo = max(below) if below else None
             while lo is not None and f - lo > 1 and p.elapsed < share * p.budget:
-                mid = _with(ev.base, ev.spec, **{d: (lo + f) // 2}).sizes[d]
+                mid = _with(ev.base, {d: (lo + f) // 2}, ev.spec).sizes[d]
                 if mid in seen or not lo < mid < f:
                     break
-                res = p.run(_with(ev.base, **{d: mid}), "bisect", f"{d}={mid}")
+                res = p.run(_with(ev.base, {d: mid}), "bisect", f"{d}={mid}")
                 if res is None:
                     break
                 seen[mid] = (res.ok, res)

@@ -379,8 +379,8 @@ def error_map(actual: torch.Tensor, expected: torch.Tensor, path: str | Path, *,
     fig = Figure(figsize=(fig_w / _DPI, fig_h / _DPI), dpi=_DPI)
     canvas = FigureCanvasAgg(fig)
 
-    def box(x: float, y_top: float, w: float, h: float) -> list[float]:
-        return [x / fig_w, 1 - (y_top + h) / fig_h, w / fig_w, h / fig_h]
+    def box(x: float, y_top: float, w: float, h: float) -> tuple[float, float, float, float]:
+        return (x / fig_w, 1 - (y_top + h) / fig_h, w / fig_w, h / fig_h)
 
     ax = fig.add_axes(box(left, top + marg + gap, w_px, h_px))
     ax_top = fig.add_axes(box(left, top, w_px, marg), sharex=ax)
@@ -426,7 +426,7 @@ def error_map(actual: torch.Tensor, expected: torch.Tensor, path: str | Path, *,
             hl = _lines(rows, bm, h_px) if bm else []
             vl = _lines(cols, bn, w_px) if bn else []
             tile_txt = "tiles " + " x ".join("-" if v == 0 else str(v) for v in (bm, bn))
-        lk = {"colors": "#1565c0", "linewidths": 0.8, "alpha": 0.8}
+        lk: dict[str, Any] = {"colors": "#1565c0", "linewidths": 0.8, "alpha": 0.8}
         if vl:
             ax.vlines(vl, 0, rows, **lk)
         if hl:
