@@ -179,3 +179,13 @@ def test_debug_takes_a_whole_report_or_says_which_it_needs(tmp_path):
     assert not debug(bugs.correct, report=report, out_dir=tmp_path).failed
     with pytest.raises(kcheck.SpecError, match="report"):
         debug(bugs.uninitialized, report=report.specs[0], out_dir=tmp_path)
+
+
+def test_a_strided_failure_keeps_its_layout_in_the_repro(tmp_path):
+    diag = debug(bugs.ignores_strides, budget=60, out_dir=tmp_path)
+    assert diag.minimal_case is not None and "strided" in diag.minimal_case, format_diagnosis(diag)
+    proc = subprocess.run([sys.executable, diag.repro], capture_output=True, text=True, cwd="/")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    # saved as storage + view (a GPU tensor's .cpu() copy would have made the padded view contiguous)
+    (saved,) = torch.load(diag.repro.replace(".py", ".inputs.pt"), weights_only=False)
+    assert isinstance(saved, dict) and saved["stride"][0] > saved["size"][1]

@@ -66,3 +66,13 @@ config_bug = kcheck.Spec(name="config_bug", kernel=_tiled_scale, reference=lambd
 uninitialized_two_precisions = kcheck.Spec(
     name="uninitialized_two_precisions", kernel=_accumulate_into_output, reference=lambda x: x.sum(-1),
     inputs=[kcheck.Tensor("M", "N")], outputs=[kcheck.Tensor("M")], dims=DIMS, dtypes=["fp32", "fp16"], reduce=["N"])
+
+
+def _ignores_strides(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.shape
+    dense = torch.as_strided(x, (m, n), (n, 1), x.storage_offset())  # BUG: assumes a row pitch of n
+    return dense * 2
+
+
+ignores_strides = kcheck.Spec(name="ignores_strides", kernel=_ignores_strides, reference=lambda x: x * 2,
+                              inputs=[kcheck.Tensor("M", "N")], dims=DIMS, dtypes=["fp32"])

@@ -106,9 +106,18 @@ def scaled(spec: Spec, factor: float) -> Spec:
     return transformed(spec, t)
 
 
+def same_layout(a: torch.Tensor) -> torch.Tensor:
+    """A copy of ``a`` with its exact layout (sizes, strides, storage offset, padding): a strided case stays strided
+    (``ones_like``/``clone`` would make a padded view contiguous)."""
+    span = a.untyped_storage().nbytes() // a.element_size()
+    storage = torch.as_strided(a.detach(), (span,), (1,), 0).clone()
+    return torch.as_strided(storage, a.size(), a.stride(), a.storage_offset())
+
+
 def ones_at(spec: Spec, index: int) -> Spec:
     def t(args: list[Any]) -> list[Any]:
-        return [torch.ones_like(a) if i == index else a for i, a in enumerate(args)]
+        return [same_layout(a).fill_(1) if i == index and isinstance(a, torch.Tensor) else a
+                for i, a in enumerate(args)]
 
     return transformed(spec, t)
 

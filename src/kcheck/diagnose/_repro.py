@@ -67,7 +67,16 @@ spec = next(v for v in vars(module).values() if getattr(v, "name", None) == {spe
 
 # the exact inputs of the failing case (seed {seed}, pattern {pattern!r}, sizes {sizes})
 saved = torch.load(os.path.join(HERE, {inputs_name!r}), weights_only=False)
-inputs = [x.to(DEVICE) if isinstance(x, torch.Tensor) else x for x in saved]
+
+
+def rebuild(x):
+    """A strided input is saved as its whole storage with its sizes, strides and offset: rebuild the same view."""
+    if isinstance(x, dict) and "storage" in x:
+        return torch.as_strided(x["storage"].to(DEVICE), x["size"], x["stride"], x["offset"])
+    return x.to(DEVICE) if isinstance(x, torch.Tensor) else x
+
+
+inputs = [rebuild(x) for x in saved]
 config = {config!r}
 
 
@@ -139,7 +148,7 @@ def write_repro(spec: Spec, spec_file: str, result: CaseResult, out_dir: Path, d
             raise ValueError(f"config {key}={value!r} is not a Python literal: the script cannot rebuild it")
     args = make_args(spec, case, device)
     inputs_name = f"repro_{spec.name}.inputs.pt"
-    torch.save([a.detach().cpu() if isinstance(a, torch.Tensor) else a for a in args], out_dir / inputs_name)
+    torch.save([_saved(a) for a in args], out_dir / inputs_name)
     if spec.outputs is not None:
         shapes = []
         for t in spec.outputs:
@@ -183,6 +192,17 @@ def write_repro(spec: Spec, spec_file: str, result: CaseResult, out_dir: Path, d
         tolerances=tolerances or [(0.0, 0.0)], baseline=baseline or [None],
         noop=[_noop_of(result, i) for i in range(max(len(result.comparisons), 1))]))
     return script
+
+
+def _saved(a: object) -> object:
+    """A tensor as the script will rebuild it: contiguous ones as they are, views with their whole storage."""
+    if not isinstance(a, torch.Tensor):
+        return a
+    if a.is_contiguous() and a.storage_offset() == 0:
+        return a.detach().cpu()
+    span = a.untyped_storage().nbytes() // a.element_size()
+    storage = torch.as_strided(a.detach(), (span,), (1,), 0).cpu().clone()
+    return {"storage": storage, "size": tuple(a.size()), "stride": tuple(a.stride()), "offset": a.storage_offset()}
 
 
 def _noop_of(result: CaseResult, i: int) -> str | None:
