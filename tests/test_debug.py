@@ -189,3 +189,10 @@ def test_a_strided_failure_keeps_its_layout_in_the_repro(tmp_path):
     # saved as storage + view (a GPU tensor's .cpu() copy would have made the padded view contiguous)
     (saved,) = torch.load(diag.repro.replace(".py", ".inputs.pt"), weights_only=False)
     assert isinstance(saved, dict) and saved["stride"][0] > saved["size"][1]
+
+
+def test_a_kernel_that_raises_is_said_so_not_taken_for_wrong_values(tmp_path):
+    diag = debug(bugs.refuses_ragged, budget=60, out_dir=tmp_path)
+    assert diag.top.key == "kernel-raises", format_diagnosis(diag)
+    assert "is not a multiple of the block" in diag.top.evidence[0]
+    assert all(c.key not in ("edge-guard", "index-transposition", "missing-atomic") for c in diag.causes)

@@ -76,3 +76,13 @@ def _ignores_strides(x: torch.Tensor) -> torch.Tensor:
 
 ignores_strides = kcheck.Spec(name="ignores_strides", kernel=_ignores_strides, reference=lambda x: x * 2,
                               inputs=[kcheck.Tensor("M", "N")], dims=DIMS, dtypes=["fp32"])
+
+
+def _refuses_ragged(x: torch.Tensor) -> torch.Tensor:
+    if x.shape[-1] % 16:
+        raise ValueError(f"N={x.shape[-1]} is not a multiple of the block (16)")  # BUG: no tail path
+    return x * 2
+
+
+refuses_ragged = kcheck.Spec(name="refuses_ragged", kernel=_refuses_ragged, reference=lambda x: x * 2,
+                             inputs=[kcheck.Tensor("M", "N")], dims=DIMS, dtypes=["fp32"])

@@ -82,6 +82,7 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
     ev.lint = lint_spec(spec)
     ev.sanitizer = list(findings or [])
     diag = Diagnosis(spec.name, failed=bool(failing or ev.sanitizer), budget_seconds=budget or default_budget(dev))
+    t_experiments = time.perf_counter()
     if failing:
         framework = framework_of(spec.kernel) or "torch"
         dangerous = any(r.status in (Status.CRASHED, Status.TIMEOUT) for r in failing)
@@ -120,7 +121,7 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
     if ev.minimal is not None and _elements(spec, ev.minimal.case) <= PROBE_MAX_ELEMENTS:
         diag.minimal_case = ev.minimal.case.id
         if repro:
-            _write_and_run_repro(spec, ev, diag, Path(out_dir or "kcheck-debug"), dev)
+            _write_and_run_repro(spec, ev, diag, Path(out_dir or "kcheck-debug"), dev, t_experiments)
         if maps and ev.minimal.status is Status.FAILED:
             from ..report._maps import maps_for_case
 
@@ -146,7 +147,8 @@ def _sanitize_case(spec: Spec, case: object, dev: DeviceInfo, left: float) -> li
     return [f for t in rep.tools for f in t.findings]
 
 
-def _write_and_run_repro(spec: Spec, ev: Evidence, diag: Diagnosis, out_dir: Path, dev: DeviceInfo) -> None:
+def _write_and_run_repro(spec: Spec, ev: Evidence, diag: Diagnosis, out_dir: Path, dev: DeviceInfo,
+                         t_experiments: float = 0.0) -> None:
     from ..run._isolate import locate
     from ._repro import run_repro, write_repro
 
@@ -161,7 +163,8 @@ def _write_and_run_repro(spec: Spec, ev: Evidence, diag: Diagnosis, out_dir: Pat
         diag.notes.append(f"no repro script: {type(exc).__name__}: {exc}")
         return
     diag.repro = str(script)
-    rc, seconds, tail = run_repro(script)
+    left = diag.budget_seconds - (time.perf_counter() - t_experiments) if t_experiments else diag.budget_seconds
+    rc, seconds, tail = run_repro(script, timeout=max(30.0, left))  # inside the budget, with room to start torch
     diag.repro_output = tail
     if rc == 1:
         diag.notes.append(f"the repro script fails on its own (exit 1, {seconds:.1f} s)")

@@ -30,6 +30,7 @@ BUG_CLASSES: dict[str, str] = {
     "race": "data race (results vary between runs by more than reordering)",
     "nondeterministic-reordering": "run-to-run differences of a few ULP: reduction order, not a bug",
     "tolerance": "the test's own tolerance or reference is wrong",
+    "kernel-raises": "the kernel or its launcher raises (a Python, launch or compile error)",
 }
 
 

@@ -32,8 +32,10 @@ def _pow2(v: int) -> bool:
 
 
 def _size_pattern(ev: Evidence) -> dict[str, tuple[list[int], list[int]]]:
-    """Per swept dimension: (passing sizes, failing sizes)."""
-    return {d: ([v for v, ok, _ in rows if ok], [v for v, ok, _ in rows if not ok]) for d, rows in ev.sizes.items()}
+    """Per swept dimension: (passing sizes, failing sizes). A size where the kernel raised is neither: an exception
+    is not a wrong value (the kernel_raises rule speaks of it)."""
+    return {d: ([v for v, ok, _ in rows if ok],
+                [v for v, ok, r in rows if not ok and r.status is not Status.ERROR]) for d, rows in ev.sizes.items()}
 
 
 def _edge_dims(ev: Evidence) -> list[tuple[str, int, list[int]]]:
@@ -385,6 +387,20 @@ def config_dependent(ev: Evidence) -> Cause | None:
     key = "missing-atomic" if blocks else "edge-guard"
     return _cause(key, 0.5, evid, "compare the two tilings: the edge or the combination of blocks that only one "
                   "of them has")
+
+
+@rule
+def kernel_raises(ev: Evidence) -> Cause | None:
+    """The kernel (its launcher, Triton's compiler) raised a Python exception: no value to diagnose."""
+    raised = [r for r in ev.failing if r.status is Status.ERROR and any("the kernel raised" in x for x in r.reasons)]
+    if not raised:
+        return None
+    share = len(raised) / max(len(ev.failing), 1)
+    first = next(x for x in raised[0].reasons if "the kernel raised" in x)
+    return _cause("kernel-raises", 0.95 if share == 1 else 0.55,
+                  [f"{len(raised)} of {len(ev.failing)} failing case(s) raised; first ({raised[0].case.id}): "
+                   f"{first[:200]}"],
+                  "read the exception: a launcher that cannot take this shape, a compile error, a bad argument")
 
 
 def diagnose(ev: Evidence) -> list[Cause]:
