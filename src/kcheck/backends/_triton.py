@@ -27,23 +27,27 @@ def _is_jit(obj: Any) -> bool:
         obj, "fn")
 
 
-def uses_triton(fn: Any) -> bool:
-    """Whether ``fn`` (a launcher) launches a Triton kernel: it is one, or its globals or closure hold one."""
+def triton_kernels(fn: Any) -> list[Any]:
+    """The Triton kernels ``fn`` (a launcher) launches: itself if it is one, else those its globals (the names its
+    code uses) or its closure hold."""
     if _is_jit(fn):
-        return True
+        return [fn]
     target = inspect.unwrap(fn) if callable(fn) else fn
     glb = getattr(target, "__globals__", None) or {}
     code = getattr(target, "__code__", None)
-    names = set(code.co_names) if code is not None else set()
-    if any(_is_jit(glb.get(n)) for n in names):
-        return True
+    found = [glb[n] for n in (code.co_names if code is not None else ()) if _is_jit(glb.get(n))]
     for cell in getattr(target, "__closure__", None) or ():
         try:
             if _is_jit(cell.cell_contents):
-                return True
+                found.append(cell.cell_contents)
         except ValueError:
             continue
-    return False
+    return found
+
+
+def uses_triton(fn: Any) -> bool:
+    """Whether ``fn`` (a launcher) launches a Triton kernel: it is one, or its globals or closure hold one."""
+    return bool(triton_kernels(fn))
 
 
 def raw_kernel_problem(fn: Any) -> str | None:

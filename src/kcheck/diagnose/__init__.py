@@ -34,14 +34,10 @@ PROBE_MAX_ELEMENTS = 2**26
 
 
 def _elements(spec: Spec, case: object) -> int:
-    """Elements of the case's largest tensor (inputs and declared outputs)."""
-    import math
+    """Elements of the case's largest tensor, as the matrix counts them (inputs and outputs)."""
+    from ..cases._matrix import _numel, tensor_shapes
 
-    from ..cases._inputs import shape_of
-
-    shapes = [shape_of(t.dims, case.sizes) for t in [*spec.inputs, *(spec.outputs or ())]  # type: ignore[attr-defined]
-              if hasattr(t, "dims")]
-    return max((math.prod(s) for s in shapes), default=0)
+    return max((_numel(s) for s in tensor_shapes(spec, case.sizes)), default=0)  # type: ignore[attr-defined]
 
 
 def default_budget(device: DeviceInfo) -> float:

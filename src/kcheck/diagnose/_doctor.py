@@ -54,13 +54,14 @@ def doctor(spec: Spec, *, device: DeviceInfo | None = None, budget: float = 120.
         raise SpecError("budget", budget, "give a positive number of seconds for the checklist's probes")
     enable_interpreter_if_no_gpu()
     dev = device or detect()
-    with Prober(spec, dev, "torch", budget) as prober:
+    from ..backends import framework as framework_of
+
+    with Prober(spec, dev, framework_of(spec.kernel) or "torch", budget) as prober:
         return _steps(spec, dev, prober, budget)
 
 
 def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[Step]:
     from .._check import check
-    from ..backends import framework as framework_of
     from ..sanitize import sanitize
     from ._rules import _block_dims, _edge_dims
 
@@ -68,8 +69,7 @@ def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[S
     failing = [r for r in report.cases if not r.ok]
     ev = Evidence(spec, report, failing)
     ev.base = base_case(spec, report)
-    fw = framework_of(spec.kernel) or "torch"
-    prober.framework = fw
+    fw = prober.framework
     steps: list[Step] = []
 
     def add(outcome: str, detail: str) -> None:
@@ -202,7 +202,3 @@ def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[S
     # 10: journal
     add("not run", "the device-side journal is not part of kcheck yet (MISSION M12)")
     return steps
-
-
-def failing_statuses() -> tuple[Status, ...]:
-    return (Status.FAILED, Status.CRASHED, Status.ERROR, Status.TIMEOUT)

@@ -25,26 +25,14 @@ def lint_spec(spec: Spec) -> list[Any]:
 
 def _kernel_names(spec: Spec) -> set[str]:
     """Names of the Triton and CUDA C kernels the Spec's launcher reaches (globals, closure), else empty."""
-    import inspect
-
     from ..backends import uses_cuda
-    from ..backends._triton import _is_jit
+    from ..backends._triton import triton_kernels
 
-    names = {k.name for k in uses_cuda(spec.kernel)}
-    target = inspect.unwrap(spec.kernel) if callable(spec.kernel) else spec.kernel
-    glb = getattr(target, "__globals__", None) or {}
-    code = getattr(target, "__code__", None)
-    for n in (code.co_names if code is not None else ()):
-        fn = glb.get(n)
-        if fn is not None and _is_jit(fn):
-            names.add(_raw_name(fn, n))
-    if _is_jit(spec.kernel):
-        names.add(_raw_name(spec.kernel, "kernel"))
-    return names
+    return {k.name for k in uses_cuda(spec.kernel)} | {_raw_name(k) for k in triton_kernels(spec.kernel)}
 
 
-def _raw_name(fn: object, default: str) -> str:
+def _raw_name(fn: object) -> str:
     """A Triton kernel's Python name, through autotuner/heuristics wrappers (``.fn``)."""
     while hasattr(fn, "fn"):
         fn = fn.fn  # type: ignore[attr-defined]
-    return getattr(fn, "__name__", default)
+    return getattr(fn, "__name__", "?")

@@ -19,37 +19,9 @@ from .._device import DeviceInfo
 from .._results import CaseResult, Status
 from .._spec import Spec, Tensor
 from ..cases import Case
+from ..report._message import summarize_case
 from ..run._execute import RunOptions, run_case
 from ._causes import Experiment
-
-
-def summary(res: CaseResult) -> str:
-    """One line of what went wrong in a case (or "passed")."""
-    if res.status is Status.PASSED:
-        return "passed"
-    if res.status in (Status.CRASHED, Status.TIMEOUT, Status.ERROR, Status.SKIPPED):
-        return f"{res.status.value}: {(res.reasons or [''])[0][:140]}"
-    parts = []
-    for c in res.comparisons:
-        if c.passed:
-            continue
-        bits = [f"{c.mismatches}/{c.numel} wrong"]
-        if c.unwritten:
-            bits.append(f"{c.unwritten} unwritten")
-        if c.nan_mismatches or c.inf_mismatches:
-            bits.append(f"{c.nan_mismatches} NaN, {c.inf_mismatches} Inf")
-        if c.mismatches:
-            bits.append(f"max error {c.max_abs:.3g}")
-        if c.location.kind not in ("none",):
-            bits.append(c.location.text)
-        parts.append(f"{c.output}: " + ", ".join(bits))
-    if res.noop:
-        parts.append(f"no-op: {res.noop}")
-    if res.findings:
-        parts.append(f"{len(res.findings)} interpreter finding(s): {res.findings[0].kind}")
-    if res.determinism is not None and res.determinism.differing:
-        parts.append(f"runs differ in {res.determinism.differing} elements (max {res.determinism.max_ulp:.3g} ULP)")
-    return "; ".join(parts) or "; ".join(res.reasons)[:160] or res.status.value
 
 
 class _ZeroEmpty(TorchFunctionMode):
@@ -173,7 +145,6 @@ class Prober:
         self.spec, self.device, self.framework, self.budget = spec, device, framework, budget
         self.t0 = time.perf_counter()
         self.experiments: list[Experiment] = []
-        self.results: list[tuple[Experiment, CaseResult]] = []
         self.cut = False  # some probe was not run for lack of budget
         self.skipped = 0  # probes that cannot run here (a precision this device lacks, ...)
         self.worker: Any = None
@@ -220,7 +191,6 @@ class Prober:
             res = run_case(spec, case, self.device, self.framework, RunOptions())
         if res.status is Status.SKIPPED:
             return None
-        exp = Experiment(axis, label, case.id, res.ok, summary(res))
+        exp = Experiment(axis, label, case.id, res.ok, summarize_case(res))
         self.experiments.append(exp)
-        self.results.append((exp, res))
         return res

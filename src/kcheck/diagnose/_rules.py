@@ -415,7 +415,3 @@ def diagnose(ev: Evidence) -> list[Cause]:
             best[c.key], c = c, kept
         best[c.key].evidence += [e for e in c.evidence if e not in best[c.key].evidence]
     return sorted(best.values(), key=lambda c: -c.score)
-
-
-def is_failure(status: Status) -> bool:
-    return status in (Status.FAILED, Status.CRASHED, Status.ERROR, Status.TIMEOUT)

@@ -43,12 +43,6 @@ class Evidence:
     minimal: CaseResult | None = None
 
     # -- views the rules use ---------------------------------------------------------------------------------------
-    def failing_axes(self) -> set[str]:
-        return {r.case.axis for r in self.failing}
-
-    def failing_patterns(self) -> set[str]:
-        return {r.case.pattern for r in self.failing}
-
     def comparisons(self) -> list[Any]:
         return [c for r in self.failing for c in r.comparisons if not c.passed]
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._results import CaseResult, Report, SpecReport, Status
-from ._message import format_case
+from ._message import format_case, summarize_case
 
 if TYPE_CHECKING:
     from .._spec import Spec
@@ -88,18 +88,6 @@ def _data_uri(path: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def _where(res: CaseResult) -> str:
-    """A short line saying what is wrong with a failing case: the location of its first failing output, else its
-    first reason."""
-    for cmp in res.comparisons:
-        if not cmp.passed:
-            if cmp.mismatches:
-                return f"{cmp.output}: {cmp.mismatches} of {cmp.numel} wrong; {cmp.location.text}"
-            if cmp.reasons:
-                return f"{cmp.output}: {cmp.reasons[0]}"
-    return res.reasons[0] if res.reasons else ""
-
-
 def _summary(report: Report, diagnoses: Mapping[str, Diagnosis]) -> list[str]:
     out = ["<table>", "<tr><th>Spec</th><th>framework</th><th>verdict</th>"]
     out += [f'<th class="num">{_e(st.value)}</th>' for st in _STATUS_ORDER]
@@ -159,7 +147,7 @@ def _spec_section(s: SpecReport, warnings: list[str], spec: Spec | None, diagnos
     out.append("<table><tr><th>case</th><th>status</th><th>what</th></tr>")
     for res in fails[:_MAX_LISTED]:
         out.append(f"<tr><td><code>{_e(res.id)}</code></td><td>{_badge(res.status)}</td>"
-                   f"<td>{_e(_where(res))}</td></tr>")
+                   f"<td>{_e(summarize_case(res))}</td></tr>")
     out.append("</table>")
     if len(fails) > _MAX_LISTED:
         out.append(f'<p class="note">... and {len(fails) - _MAX_LISTED} more (see the JSON report).</p>')

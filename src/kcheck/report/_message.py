@@ -134,3 +134,32 @@ def format_report(report: Report, source: str | None = None, *, limit: int = 5) 
         if len(s.failures) > limit:
             out.append(f"... and {len(s.failures) - limit} more failing cases of {s.name} (see the JSON report)")
     return "\n".join(out)
+
+
+def summarize_case(res: CaseResult) -> str:
+    """One line of what went wrong in a case (or "passed"): the debugger's experiments, the HTML report's tables."""
+    if res.status is Status.PASSED:
+        return "passed"
+    if res.status in (Status.CRASHED, Status.TIMEOUT, Status.ERROR, Status.SKIPPED):
+        return f"{res.status.value}: {(res.reasons or [''])[0][:140]}"
+    parts = []
+    for c in res.comparisons:
+        if c.passed:
+            continue
+        bits = [f"{c.mismatches}/{c.numel} wrong"]
+        if c.unwritten:
+            bits.append(f"{c.unwritten} unwritten")
+        if c.nan_mismatches or c.inf_mismatches:
+            bits.append(f"{c.nan_mismatches} NaN, {c.inf_mismatches} Inf")
+        if c.mismatches:
+            bits.append(f"max error {c.max_abs:.3g}")
+        if c.location.kind not in ("none",):
+            bits.append(c.location.text)
+        parts.append(f"{c.output}: " + ", ".join(bits))
+    if res.noop:
+        parts.append(f"no-op: {res.noop}")
+    if res.findings:
+        parts.append(f"{len(res.findings)} interpreter finding(s): {res.findings[0].kind}")
+    if res.determinism is not None and res.determinism.differing:
+        parts.append(f"runs differ in {res.determinism.differing} elements (max {res.determinism.max_ulp:.3g} ULP)")
+    return "; ".join(parts) or "; ".join(res.reasons)[:160] or res.status.value
