@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -113,7 +115,8 @@ def _large_cases(spec: Spec, spec_report: object, seeds: int | None) -> None:
 
     import kcheck
 
-    with open(Path(tempfile.gettempdir()) / "kcheck-zoo-large.lock", "w") as lock:
+    gpu = os.environ.get("CUDA_VISIBLE_DEVICES", "all").replace(",", "-")  # one lock per GPU: they share its memory
+    with open(Path(tempfile.gettempdir()) / f"kcheck-zoo-large-{gpu}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         ids = [c.id for c in kcheck.matrix(spec, seeds=seeds) if c.axis == "large" and c.skip is None]
         if not ids:
@@ -148,11 +151,12 @@ def _static(spec: Spec) -> list:
 
 
 def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, quiet: bool = False,
-          part: tuple[int, int] = (0, 1)) -> list[dict]:
+          part: tuple[int, int] = (0, 1), on_row: Callable[[list[dict]], None] | None = None) -> list[dict]:
     """One row per Spec of tests/zoo_kernels (planted bugs) and examples/ (correct kernels); ``part=(k, n)`` takes
     every n-th Spec from the k-th (to split the run over processes). On a GPU, a planted bug whose cases all pass
     is sanitized (compute-sanitizer's four tools over its edge cases): a bug with right values but a wrong access
-    is found there."""
+    is found there. ``on_row`` is called with the rows so far after each one (a part cut by a time limit keeps what
+    it measured)."""
     enable_interpreter_if_no_gpu()
     import kcheck
     from kcheck._discover import discover
@@ -209,6 +213,8 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                     row["debug_seconds"] = diag.seconds
                     row["repro"] = diag.notes[-1] if diag.notes else ""
                 rows.append(row)
+                if on_row is not None:
+                    on_row(rows)
                 if not quiet:
                     print(f"  {spec.name}: kcheck={'FLAG' if row['kcheck'] else '-'} via {row['mechanism']}; "
                           f"diagnosis {row['diagnosis']} (planted {row['class']})", flush=True)
@@ -271,6 +277,12 @@ def markdown(rows: list[dict], tot: dict[str, float], where: str) -> str:
     return "\n".join(lines)
 
 
+def _spec_names() -> list[str]:
+    from kcheck._discover import discover
+
+    return [s.name for folder in ("tests/zoo_kernels", "examples") for f in discover(ROOT / folder) for s in f.specs]
+
+
 def main() -> None:
     import json
 
@@ -283,14 +295,22 @@ def main() -> None:
     ap.add_argument("--part", default="0/1", metavar="K/N", help="only every N-th Spec from the K-th (parallel runs)")
     ap.add_argument("--merge", nargs="+", metavar="JSON", help="print the table of several --json outputs")
     args = ap.parse_args()
+    missing: list[str] = []
     if args.merge:
-        rows = [r for f in args.merge for r in json.loads(Path(f).read_text())["rows"]]
+        rows = [r for f in args.merge if Path(f).exists() for r in json.loads(Path(f).read_text())["rows"]]
+        missing = sorted(set(_spec_names()) - {r["spec"] for r in rows})
     else:
         k, n = (int(v) for v in args.part.split("/"))
-        rows = score(args.seeds, args.budget, diagnose=not args.no_diagnosis, part=(k, n))
+        def save(rows: list[dict]) -> None:
+            if args.json:
+                Path(args.json).write_text(json.dumps({"rows": rows, "totals": totals(rows)}, indent=1, default=str))
+
+        rows = score(args.seeds, args.budget, diagnose=not args.no_diagnosis, part=(k, n), on_row=save)
     tot = totals(rows)
     where = f"{'H200' if torch.cuda.is_available() else 'CPU (Triton interpreter)'}, {time.strftime('%Y-%m-%d')}"
     text = markdown(rows, tot, where)
+    if missing:
+        text += f"\n\nNot in this table (their part was cut or died): {', '.join(missing)}."
     print(text)
     if args.markdown:
         Path(args.markdown).write_text(text + "\n")

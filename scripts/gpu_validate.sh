@@ -42,18 +42,21 @@ if want seeds; then
 fi
 if want zoo; then
   echo "== the bug zoo: kcheck, its diagnosis and two baselines on every planted bug and correct example"
-  # eight processes side by side (Triton's compiles are CPU-bound; one GPU is plenty), then one table
+  # ZOO_PARTS processes side by side (Triton's compiles are CPU-bound), spread over the machine's GPUs, each cut at
+  # ZOO_TIMEOUT seconds (a part writes its rows as it goes); then one table. ZOO_SEEDS: seeds per correct example.
   zoo_parts() {
-    local pids=() k
-    for k in 0 1 2 3 4 5 6 7; do
-      $py benchmarks/zoo.py --seeds 3 --budget 40 --part $k/8 --json "$out/zoo_$k.json" >"$out/zoo_$k.log" 2>&1 &
+    local parts=${ZOO_PARTS:-8} ngpu pids=() k rc=0
+    ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || ngpu=1
+    [ "$ngpu" -ge 1 ] || ngpu=1
+    for ((k = 0; k < parts; k++)); do
+      CUDA_VISIBLE_DEVICES=$((k % ngpu)) timeout "${ZOO_TIMEOUT:-560}" $py benchmarks/zoo.py --seeds "${ZOO_SEEDS:-3}" \
+        --budget 40 --part $k/$parts --json "$out/zoo_$k.json" >"$out/zoo_$k.log" 2>&1 &
       pids+=($!)
     done
-    local rc=0
     for k in "${pids[@]}"; do wait "$k" || rc=1; done
-    cat "$out"/zoo_[0-7].log
-    $py benchmarks/zoo.py --merge "$out"/zoo_[0-7].json --markdown "$out/zoo.md" --json "$out/zoo.json" || rc=1
-    rm -f "$out"/zoo_[0-7].log "$out"/zoo_[0-7].json  # the device tool brings back few files
+    cat "$out"/zoo_*.log
+    $py benchmarks/zoo.py --merge "$out"/zoo_[0-9]*.json --markdown "$out/zoo.md" --json "$out/zoo.json" || rc=1
+    rm -f "$out"/zoo_[0-9]*.log "$out"/zoo_[0-9]*.json  # the device tool brings back few files
     return $rc
   }
   step zoo_table 0 zoo_parts
