@@ -107,9 +107,10 @@ def one_shape(spec: Spec) -> bool:
     return False
 
 
-def _large_cases(spec: Spec, spec_report: object, seeds: int | None) -> None:
-    """Run the past-2**31 cases one process at a time (they are sized to the GPU's free memory, which parallel
-    parts would share) and put their results in place of the skipped entries."""
+def _large_cases(spec: Spec, spec_report: object, seeds: int | None, wait: float = 240.0) -> str:
+    """Run the past-2**31 cases one process at a time per GPU (they are sized to the GPU's free memory, which
+    parallel parts share) and put their results in place of the skipped entries. A case skipped for memory is
+    retried for up to ``wait`` seconds while the other parts finish theirs. Returns what happened, for the row."""
     import fcntl
     import tempfile
 
@@ -117,10 +118,20 @@ def _large_cases(spec: Spec, spec_report: object, seeds: int | None) -> None:
 
     gpu = os.environ.get("CUDA_VISIBLE_DEVICES", "all").replace(",", "-")  # one lock per GPU: they share its memory
     with open(Path(tempfile.gettempdir()) / f"kcheck-zoo-large-{gpu}.lock", "w") as lock:
+        torch.cuda.empty_cache()  # before waiting for the lock: the part that holds it may need this memory
         fcntl.flock(lock, fcntl.LOCK_EX)
-        ids = [c.id for c in kcheck.matrix(spec, seeds=seeds) if c.axis == "large" and c.skip is None]
+        deadline = time.monotonic() + wait
+        while True:
+            large = [c for c in kcheck.matrix(spec, seeds=seeds) if c.axis == "large"]
+            if not large:
+                return "no large case"
+            if all(c.skip is None for c in large) or "GiB free" not in (large[0].skip or "") \
+                    or time.monotonic() > deadline:
+                break
+            time.sleep(5)
+        ids = [c.id for c in large if c.skip is None]
         if not ids:
-            return
+            return f"skipped: {large[0].skip}"
         done = {r.case.id: r for r in kcheck.check(spec, cases=ids, seeds=seeds, isolate=True).specs[0].cases}
     cases = spec_report.cases  # type: ignore[attr-defined]
     for i, r in enumerate(cases):
@@ -128,6 +139,7 @@ def _large_cases(spec: Spec, spec_report: object, seeds: int | None) -> None:
             match = next((d for d in done.values() if d.case.axis == "large"), None)
             if match is not None:
                 cases[i] = match
+    return "; ".join(f"{r.case.id} {r.status.value}" for r in done.values())
 
 
 def _bug_class(spec: Spec) -> str | None:
@@ -176,8 +188,7 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                 t0 = time.perf_counter()
                 report = kcheck.check(spec, large=False, seeds=None if buggy_here else seeds, isolate=gpu)
                 spec_report = report.specs[0]
-                if gpu:
-                    _large_cases(spec, spec_report, seeds=None if buggy_here else seeds)
+                large = _large_cases(spec, spec_report, seeds=None if buggy_here else seeds) if gpu else "CPU: none"
                 seconds = time.perf_counter() - t0
                 bad = [c for c in spec_report.cases if not c.ok]
                 skipped_all = all(c.status.value == "skipped" for c in spec_report.cases)
@@ -202,6 +213,7 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                     "kernelbench": kernelbench(spec) if not skipped_all else None,
                     "assert_close": one_shape(spec) if not skipped_all else None,
                     "diagnosis": None, "diagnosis_ok": None, "minimal_debug": None, "debug_seconds": None,
+                    "large": large,
                 }
                 if diagnose and buggy_here and (bad or static or sanitized):
                     diag = debug(spec, report=spec_report, budget=budget, out_dir=ROOT / "kcheck-debug" / "zoo",
@@ -264,6 +276,10 @@ def markdown(rows: list[dict], tot: dict[str, float], where: str) -> str:
                      f"{mark(r['kernelbench']) if r['buggy'] else ('FP' if r['kernelbench'] else 'passes')} | "
                      f"{mark(r['assert_close']) if r['buggy'] else ('FP' if r['assert_close'] else 'passes')} | "
                      f"`{r['minimal_debug'] or r['minimal']}` | {secs:.0f} |")
+    not_large = [f"{r['spec']} ({r['large'][len('skipped: '):]})" for r in rows
+                 if str(r.get("large", "")).startswith("skipped")]
+    if not_large:
+        lines += ["", "Past-2**31 cases that did not run: " + "; ".join(not_large) + "."]
     gpu_only = ", ".join(r["spec"] for r in rows if r["buggy"] and r["gpu_only"]) or "none"
     lines += ["", f"Planted bugs: {tot['planted']}, of which {tot['showable']} can show on this machine "
               f"(the others need a GPU to fail a case: {gpu_only}; the static checks flag "

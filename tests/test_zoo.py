@@ -9,6 +9,7 @@ fast in Triton's interpreter. CUDA C bugs can only show on a GPU: here they must
 from __future__ import annotations
 
 import importlib
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +21,7 @@ import torch
 import kcheck
 from kcheck import Status
 from kcheck._device import detect, interpreter_active
+from kcheck.sanitize import sanitize
 
 ZOO = Path(__file__).resolve().parent / "zoo_kernels"
 
@@ -66,6 +68,13 @@ def _check(spec: kcheck.Spec, *case_ids: str) -> dict[str, kcheck.CaseResult]:
     results = {c.id: c for c in report.cases}
     assert sorted(results) == sorted(case_ids)
     return results
+
+
+def _mismatched(text: str) -> int:
+    """The count in the message's "Mismatched elements: K / N" line."""
+    found = re.search(r"Mismatched elements: (\d+) / \d+", text)
+    assert found, text
+    return int(found.group(1))
 
 
 def _line_of(fn: Callable[..., Any], text: str) -> int:
@@ -183,8 +192,12 @@ def test_scale_wrong_axis_is_right_on_square_shapes_only():
     wide = "scale_wrong_axis[M=128,N=256,fp32,randn,seed=0]"
     res = _check(spec, nominal, square, tall, wide)
     assert res[nominal].status is Status.PASSED and res[square].status is Status.PASSED
-    _fails(res[wide], "Mismatched elements: 16384 / 32768", "columns 128..255")
-    text = _fails(res[tall], "Mismatched elements: 16384 / 32768")
+    # half the elements are scaled by another column's factor; one whose input is near zero can still fall inside
+    # the tolerance (the H200's randn had one such element in the wide case), so the count is bounded, not exact
+    text = _fails(res[wide], "columns 128..255")
+    assert 16000 <= _mismatched(text) <= 16384, text
+    text = _fails(res[tall])
+    assert 16000 <= _mismatched(text) <= 16384, text
     if interpreter_active():  # M > N: offs % M reaches past the end of the scale
         assert "interpreter out-of-bounds read of 4 bytes in scale_cols_kernel" in text and "'s_ptr'" in text
 
@@ -261,9 +274,12 @@ def test_cuda_bug_compiles_for_sm90(name):
 def test_the_default_matrix_finds_the_bug(name):
     spec = _module(name).spec
     report = kcheck.check(spec, large=False)
-    assert not report.passed
     nominal = next(c for c in report.cases if c.id == _nominal(spec).id)
-    if name == "off_by_one_mask" and not interpreter_active():
-        return  # on a GPU only compute-sanitizer sees it
+    if name == "off_by_one_mask" and not interpreter_active():  # right values on a GPU: compute-sanitizer sees it
+        assert report.passed, kcheck.format_report(report)
+        memcheck = sanitize(spec, tools=["memcheck"], timeout=300).tools[0]
+        assert any(f.kind == "out-of-bounds" for f in memcheck.findings), memcheck.problems
+        return
+    assert not report.passed
     # every case fails for the uninitialized accumulator (kcheck poisons the output); the others pass the nominal one
     assert nominal.status is (Status.FAILED if name == "uninit_accumulator" else Status.PASSED)

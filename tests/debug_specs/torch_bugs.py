@@ -48,6 +48,18 @@ normalize_no_eps = kcheck.Spec(name="normalize_no_eps", kernel=_normalize_no_eps
                                reference=lambda x: torch.nn.functional.normalize(x, p=1.0, dim=-1),
                                inputs=[kcheck.Tensor("M", "N")], dims=DIMS, dtypes=["fp32"], reduce=["N"])
 
+def _normalize_no_eps_one_block(x: torch.Tensor) -> torch.Tensor:
+    if x.shape[-1] > 2048:  # a one-block-per-row launcher, as Triton's: past its block limit it refuses the shape
+        raise ValueError(f"N={x.shape[-1]} exceeds the block limit (2048)")
+    return x / x.abs().sum(-1, keepdim=True)  # BUG: no clamp of the denominator
+
+
+normalize_no_eps_one_block = kcheck.Spec(
+    name="normalize_no_eps_one_block", kernel=_normalize_no_eps_one_block,
+    reference=lambda x: torch.nn.functional.normalize(x, p=1.0, dim=-1), inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=64, real=()), "N": kcheck.Dim(nominal=64, real=(4096,))}, dtypes=["fp32"],
+    reduce=["N"])
+
 correct = kcheck.Spec(name="correct", kernel=lambda x: x * 2, reference=lambda x: x * 2,
                       inputs=[kcheck.Tensor("M", "N")], dims=DIMS, dtypes=["fp32"])
 

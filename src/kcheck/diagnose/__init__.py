@@ -77,7 +77,17 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
     ev = Evidence(spec, report, failing)
     ev.lint = lint_spec(spec)
     ev.sanitizer = list(findings or [])
+    if not failing and not ev.sanitizer and sanitize and dev.is_gpu:  # right values; the accesses may still be wrong
+        from ..sanitize import sanitize as run_sanitizer
+
+        rep = run_sanitizer(spec, device=dev, timeout=budget or default_budget(dev))
+        ev.sanitizer = [f for t in rep.tools for f in t.findings]
+        ran = ", ".join(f"{t.tool} {'found ' + str(len(t.findings)) if t.findings else t.status}" for t in rep.tools)
+        notes = [f"every case passed; compute-sanitizer over the edge cases: {ran}"]
+    else:
+        notes = []
     diag = Diagnosis(spec.name, failed=bool(failing or ev.sanitizer), budget_seconds=budget or default_budget(dev))
+    diag.notes += notes
     t_experiments = time.perf_counter()
     if failing:
         framework = framework_of(spec.kernel) or "torch"
