@@ -82,7 +82,21 @@ if want isolation; then
 fi
 if want pytest; then
   echo "== the test suite on the GPU, GPU-marked tests included"
-  step pytest 0 $py -m pytest -q -m "gpu or not gpu" -p no:cacheprovider tests
+  # the debugger's tests (about 7 minutes on a GPU: probes in isolated workers, compute-sanitizer) beside the rest
+  # (about 3.5 minutes), on the second GPU where there is one
+  pytest_split() {
+    local other=0 rc=0
+    [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ] && other=1
+    CUDA_VISIBLE_DEVICES=$other $py -m pytest -q -m "gpu or not gpu" -p no:cacheprovider --durations 10 \
+      tests/test_debug.py >"$out/pytest_debug.log" 2>&1 &
+    local pid=$!
+    CUDA_VISIBLE_DEVICES=0 $py -m pytest -q -m "gpu or not gpu" -p no:cacheprovider --durations 10 tests \
+      --ignore tests/test_debug.py || rc=1
+    wait $pid || rc=1
+    cat "$out/pytest_debug.log"
+    return $rc
+  }
+  step pytest 0 pytest_split
 fi
 if want bench; then
   echo "== harness overhead"
