@@ -210,3 +210,17 @@ def test_a_shape_the_launcher_refuses_does_not_outrank_the_cause_of_the_wrong_va
     assert diag.top.key == "division-by-zero", format_diagnosis(diag)
     raises = next(c for c in diag.causes if c.key == "kernel-raises")
     assert "exceeds the block limit" in raises.evidence[0]
+
+
+def test_on_a_gpu_a_spec_whose_cases_all_pass_is_sanitized(tmp_path, monkeypatch):
+    """Right values do not clear a kernel on a GPU: debug() runs compute-sanitizer over the edge cases, and says
+    why when it cannot (here: no compute-sanitizer, a GPU described to a CPU run)."""
+    from kcheck._device import DeviceInfo
+    from kcheck.sanitize import _run
+
+    monkeypatch.setattr(_run, "_sanitizer", lambda: None)
+    gpu = DeviceInfo("cuda", "a GPU without compute-sanitizer", 2**34, 2**34, (9, 0), 132, False)
+    diag = debug(bugs.correct, out_dir=tmp_path, device=gpu)
+    assert not diag.failed and diag.causes == []
+    assert any("every case passed; compute-sanitizer over the edge cases: compute-sanitizer not found" in n
+               for n in diag.notes), diag.notes

@@ -83,7 +83,7 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
         rep = run_sanitizer(spec, device=dev, timeout=budget or default_budget(dev))
         ev.sanitizer = [f for t in rep.tools for f in t.findings]
         ran = ", ".join(f"{t.tool} {'found ' + str(len(t.findings)) if t.findings else t.status}" for t in rep.tools)
-        notes = [f"every case passed; compute-sanitizer over the edge cases: {ran}"]
+        notes = [f"every case passed; compute-sanitizer over the edge cases: {ran or rep.unavailable}"]
     else:
         notes = []
     diag = Diagnosis(spec.name, failed=bool(failing or ev.sanitizer), budget_seconds=budget or default_budget(dev))
