@@ -125,13 +125,12 @@ def _large_cases(spec: Spec, spec_report: object, seeds: int | None, wait: float
             large = [c for c in kcheck.matrix(spec, seeds=seeds) if c.axis == "large"]
             if not large:
                 return "no large case"
-            if all(c.skip is None for c in large) or "GiB free" not in (large[0].skip or "") \
-                    or time.monotonic() > deadline:
+            if not any("GiB free" in (c.skip or "") for c in large) or time.monotonic() > deadline:
                 break
             time.sleep(5)
         ids = [c.id for c in large if c.skip is None]
         if not ids:
-            return f"skipped: {large[0].skip}"
+            return "skipped: " + "; ".join(sorted({c.skip or "" for c in large}))
         done = {r.case.id: r for r in kcheck.check(spec, cases=ids, seeds=seeds, isolate=True).specs[0].cases}
     cases = spec_report.cases  # type: ignore[attr-defined]
     for i, r in enumerate(cases):
@@ -139,7 +138,8 @@ def _large_cases(spec: Spec, spec_report: object, seeds: int | None, wait: float
             match = next((d for d in done.values() if d.case.axis == "large"), None)
             if match is not None:
                 cases[i] = match
-    return "; ".join(f"{r.case.id} {r.status.value}" for r in done.values())
+    return "; ".join(f"{r.case.id} {r.status.value}" + (f": {r.reasons[0]}" if r.status.value == "skipped" and
+                                                          r.reasons else "") for r in done.values())
 
 
 def _bug_class(spec: Spec) -> str | None:
@@ -217,7 +217,7 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                 }
                 if diagnose and buggy_here and (bad or static or sanitized):
                     diag = debug(spec, report=spec_report, budget=budget, out_dir=ROOT / "kcheck-debug" / "zoo",
-                                 repro=True, findings=sanitized)
+                                 repro=True, findings=sanitized if gpu and not bad else None)
                     top = diag.top
                     row["diagnosis"] = top.key if top else None
                     row["diagnosis_ok"] = bool(top and top.key == row["class"])
@@ -276,8 +276,7 @@ def markdown(rows: list[dict], tot: dict[str, float], where: str) -> str:
                      f"{mark(r['kernelbench']) if r['buggy'] else ('FP' if r['kernelbench'] else 'passes')} | "
                      f"{mark(r['assert_close']) if r['buggy'] else ('FP' if r['assert_close'] else 'passes')} | "
                      f"`{r['minimal_debug'] or r['minimal']}` | {secs:.0f} |")
-    not_large = [f"{r['spec']} ({r['large'][len('skipped: '):]})" for r in rows
-                 if str(r.get("large", "")).startswith("skipped")]
+    not_large = [f"{r['spec']} ({r['large']})" for r in rows if " skipped" in f" {r.get('large', '')}"]
     if not_large:
         lines += ["", "Past-2**31 cases that did not run: " + "; ".join(not_large) + "."]
     gpu_only = ", ".join(r["spec"] for r in rows if r["buggy"] and r["gpu_only"]) or "none"
@@ -313,13 +312,25 @@ def main() -> None:
     args = ap.parse_args()
     missing: list[str] = []
     if args.merge:
-        rows = [r for f in args.merge if Path(f).exists() for r in json.loads(Path(f).read_text())["rows"]]
-        missing = sorted(set(_spec_names()) - {r["spec"] for r in rows})
+        rows, seen = [], set()
+        for f in args.merge:
+            try:
+                part = json.loads(Path(f).read_text())["rows"]
+            except (OSError, ValueError, KeyError) as exc:  # a part cut while writing: its Specs count as missing
+                print(f"{f}: not read ({type(exc).__name__})")
+                continue
+            for r in part:
+                if r["spec"] not in seen:
+                    seen.add(r["spec"])
+                    rows.append(r)
+        missing = sorted(set(_spec_names()) - seen)
     else:
         k, n = (int(v) for v in args.part.split("/"))
         def save(rows: list[dict]) -> None:
-            if args.json:
-                Path(args.json).write_text(json.dumps({"rows": rows, "totals": totals(rows)}, indent=1, default=str))
+            if args.json:  # written whole, then renamed: a part killed mid-write leaves the previous rows
+                tmp = Path(args.json + ".tmp")
+                tmp.write_text(json.dumps({"rows": rows, "totals": totals(rows)}, indent=1, default=str))
+                os.replace(tmp, args.json)
 
         rows = score(args.seeds, args.budget, diagnose=not args.no_diagnosis, part=(k, n), on_row=save)
     tot = totals(rows)

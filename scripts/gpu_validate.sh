@@ -27,6 +27,14 @@ step() {  # step NAME EXPECTED_RC COMMAND...: run, log to $out/NAME.log, record 
   rm -f "$out/step.tmp"
 }
 
+gpu_list() {  # the GPUs to use, as CUDA numbers them: the caller's CUDA_VISIBLE_DEVICES, else every one on the machine
+  if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then echo "${CUDA_VISIBLE_DEVICES//,/ }"; return; fi
+  local n
+  n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || n=1
+  [ "$n" -ge 1 ] || n=1
+  seq -s ' ' 0 $((n - 1))
+}
+
 echo "== machine"
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
   $py -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, 'cuda', torch.version.cuda)"
@@ -45,15 +53,19 @@ if want zoo; then
   # ZOO_PARTS processes side by side (Triton's compiles are CPU-bound), spread over the machine's GPUs, each cut at
   # ZOO_TIMEOUT seconds (a part writes its rows as it goes); then one table. ZOO_SEEDS: seeds per correct example.
   zoo_parts() {
-    local parts=${ZOO_PARTS:-8} ngpu pids=() k rc=0
-    ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || ngpu=1
-    [ "$ngpu" -ge 1 ] || ngpu=1
+    local parts=${ZOO_PARTS:-8} pids=() k rc=0 gpus
+    read -ra gpus <<<"$(gpu_list)"
+    rm -f "$out"/zoo_[0-9]*.json "$out"/zoo_[0-9]*.log  # a killed earlier run's parts must not join this table
+    # timeout puts each part in its own process group (its workers and sanitizers die with it at the limit); a
+    # kill aimed at this script reaches the parts through the trap
+    trap 'kill -TERM "${pids[@]}" 2>/dev/null' EXIT INT TERM
     for ((k = 0; k < parts; k++)); do
-      CUDA_VISIBLE_DEVICES=$((k % ngpu)) timeout "${ZOO_TIMEOUT:-560}" $py benchmarks/zoo.py --seeds "${ZOO_SEEDS:-3}" \
-        --budget 40 --part $k/$parts --json "$out/zoo_$k.json" >"$out/zoo_$k.log" 2>&1 &
+      CUDA_VISIBLE_DEVICES=${gpus[k % ${#gpus[@]}]} timeout -k 30 "${ZOO_TIMEOUT:-420}" $py benchmarks/zoo.py \
+        --seeds "${ZOO_SEEDS:-3}" --budget 40 --part $k/$parts --json "$out/zoo_$k.json" >"$out/zoo_$k.log" 2>&1 &
       pids+=($!)
     done
     for k in "${pids[@]}"; do wait "$k" || rc=1; done
+    trap - EXIT INT TERM
     cat "$out"/zoo_*.log
     $py benchmarks/zoo.py --merge "$out"/zoo_[0-9]*.json --markdown "$out/zoo.md" --json "$out/zoo.json" || rc=1
     rm -f "$out"/zoo_[0-9]*.log "$out"/zoo_[0-9]*.json  # the device tool brings back few files
@@ -85,15 +97,17 @@ if want pytest; then
   # the debugger's tests (about 7 minutes on a GPU: probes in isolated workers, compute-sanitizer) beside the rest
   # (about 3.5 minutes), on the second GPU where there is one
   pytest_split() {
-    local other=0 rc=0
-    [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ] && other=1
-    CUDA_VISIBLE_DEVICES=$other $py -m pytest -q -m "gpu or not gpu" -p no:cacheprovider --durations 10 \
-      tests/test_debug.py >"$out/pytest_debug.log" 2>&1 &
+    local rc=0 gpus
+    read -ra gpus <<<"$(gpu_list)"
+    CUDA_VISIBLE_DEVICES=${gpus[1]:-${gpus[0]}} $py -m pytest -q -m "gpu or not gpu" -p no:cacheprovider \
+      --durations 10 tests/test_debug.py >"$out/pytest_debug.log" 2>&1 &
     local pid=$!
-    CUDA_VISIBLE_DEVICES=0 $py -m pytest -q -m "gpu or not gpu" -p no:cacheprovider --durations 10 tests \
-      --ignore tests/test_debug.py || rc=1
+    CUDA_VISIBLE_DEVICES=${gpus[0]} $py -m pytest -q -m "gpu or not gpu" -p no:cacheprovider --durations 10 tests \
+      --ignore tests/test_debug.py >"$out/pytest_rest.log" 2>&1 || rc=1
     wait $pid || rc=1
-    cat "$out/pytest_debug.log"
+    cat "$out/pytest_rest.log" "$out/pytest_debug.log"
+    echo "tests (all but test_debug.py): $(tail -n 1 "$out/pytest_rest.log")"
+    echo "tests/test_debug.py:           $(tail -n 1 "$out/pytest_debug.log")"
     return $rc
   }
   step pytest 0 pytest_split

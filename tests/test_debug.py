@@ -220,7 +220,27 @@ def test_on_a_gpu_a_spec_whose_cases_all_pass_is_sanitized(tmp_path, monkeypatch
 
     monkeypatch.setattr(_run, "_sanitizer", lambda: None)
     gpu = DeviceInfo("cuda", "a GPU without compute-sanitizer", 2**34, 2**34, (9, 0), 132, False)
-    diag = debug(bugs.correct, out_dir=tmp_path, device=gpu)
+    report = kcheck.check(bugs.correct, large=False).specs[0]
+    diag = debug(bugs.correct, report=report, out_dir=tmp_path, device=gpu)
     assert not diag.failed and diag.causes == []
     assert any("every case passed; compute-sanitizer over the edge cases: compute-sanitizer not found" in n
                for n in diag.notes), diag.notes
+
+
+def test_sanitizer_findings_on_a_passing_spec_become_the_diagnosis(tmp_path, monkeypatch):
+    """The H200's off-by-one mask: right values, one lane past the end per access. The findings alone fail the
+    Spec and name the class."""
+    import kcheck.sanitize
+    from kcheck._device import DeviceInfo
+    from kcheck._findings import Finding
+    from kcheck.sanitize._run import SanitizeReport, ToolRun
+
+    finding = Finding("memcheck", "out-of-bounds", "error", "Invalid __global__ read of size 4 bytes", kernel="k",
+                      file="k.py", line=16, count=1, cases=["correct[M=17,N=17,fp32,randn,seed=0]"])
+    monkeypatch.setattr(kcheck.sanitize, "sanitize",
+                        lambda spec, **kw: SanitizeReport(spec.name, [ToolRun("memcheck", "errors", [finding])]))
+    gpu = DeviceInfo("cuda", "a GPU", 2**34, 2**34, (9, 0), 132, False)
+    report = kcheck.check(bugs.correct, large=False).specs[0]
+    diag = debug(bugs.correct, report=report, out_dir=tmp_path, device=gpu)
+    assert diag.failed and diag.top is not None and diag.top.key == "off-by-one-mask", format_diagnosis(diag)
+    assert any("memcheck found 1" in n for n in diag.notes), diag.notes

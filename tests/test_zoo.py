@@ -277,7 +277,10 @@ def test_the_default_matrix_finds_the_bug(name):
     nominal = next(c for c in report.cases if c.id == _nominal(spec).id)
     if name == "off_by_one_mask" and not interpreter_active():  # right values on a GPU: compute-sanitizer sees it
         assert report.passed, kcheck.format_report(report)
-        memcheck = sanitize(spec, tools=["memcheck"], timeout=300).tools[0]
+        rep = sanitize(spec, tools=["memcheck"], timeout=300)
+        if rep.unavailable:
+            pytest.skip(rep.unavailable)
+        memcheck = rep.tools[0]
         assert any(f.kind == "out-of-bounds" for f in memcheck.findings), memcheck.problems
         return
     assert not report.passed

@@ -53,7 +53,9 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
     ``budget`` seconds, and return the ranked causes, the experiments, the smallest failing case and the path of a
     standalone repro script (written into ``out_dir``, default ``kcheck-debug/``, and run once to confirm it fails).
     ``findings`` adds compute-sanitizer findings already at hand (``kcheck sanitize``) to the evidence: a kernel whose
-    values are right but whose accesses are not is diagnosed from them. ``maps`` draws the error maps of the
+    values are right but whose accesses are not is diagnosed from them. Without ``findings``, on a GPU, a Spec whose
+    cases all pass is sanitized over its edge cases here (``sanitize=False`` turns that off); an empty list means
+    "sanitized, nothing found". ``maps`` draws the error maps of the
     smallest failing case into ``out_dir`` (``Diagnosis.error_maps``).
     """
     from .._check import check
@@ -77,7 +79,7 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
     ev = Evidence(spec, report, failing)
     ev.lint = lint_spec(spec)
     ev.sanitizer = list(findings or [])
-    if not failing and not ev.sanitizer and sanitize and dev.is_gpu:  # right values; the accesses may still be wrong
+    if not failing and findings is None and sanitize and dev.is_gpu:  # right values; the accesses may be wrong
         from ..sanitize import sanitize as run_sanitizer
 
         rep = run_sanitizer(spec, device=dev, timeout=budget or default_budget(dev))
