@@ -55,8 +55,8 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
     ``findings`` adds compute-sanitizer findings already at hand (``kcheck sanitize``) to the evidence: a kernel whose
     values are right but whose accesses are not is diagnosed from them. Without ``findings``, on a GPU, a Spec whose
     cases all pass is sanitized over its edge cases here (``sanitize=False`` turns that off); an empty list means
-    "sanitized, nothing found". ``maps`` draws the error maps of the
-    smallest failing case into ``out_dir`` (``Diagnosis.error_maps``).
+    "sanitized, nothing found". ``maps`` draws the error maps of the smallest failing case into ``out_dir``
+    (``Diagnosis.error_maps``).
     """
     from .._check import check
     from .._errors import SpecError
