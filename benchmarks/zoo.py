@@ -138,8 +138,9 @@ def _large_cases(spec: Spec, spec_report: object, seeds: int | None, wait: float
             match = next((d for d in done.values() if d.case.axis == "large"), None)
             if match is not None:
                 cases[i] = match
-    return "; ".join(f"{r.case.id} {r.status.value}" + (f": {r.reasons[0]}" if r.status.value == "skipped" and
-                                                          r.reasons else "") for r in done.values())
+    said = [f"{r.case.id} {r.status.value}" + (f": {r.reasons[0]}" if r.status.value == "skipped" and r.reasons else "")
+            for r in done.values()]
+    return "; ".join(said)
 
 
 def _bug_class(spec: Spec) -> str | None:
@@ -194,7 +195,7 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                 skipped_all = all(c.status.value == "skipped" for c in spec_report.cases)
                 large_skipped = any(c.case.axis == "large" and c.status.value == "skipped" for c in spec_report.cases)
                 static = _static(spec) if buggy_here else []
-                sanitized: list = []
+                sanitized: list | None = None  # None: not sanitized here (the debugger then decides)
                 if gpu and buggy_here and not bad:
                     rep = sanitize(spec, timeout=300)
                     sanitized = [f for t in rep.tools for f in t.findings]
@@ -217,7 +218,7 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                 }
                 if diagnose and buggy_here and (bad or static or sanitized):
                     diag = debug(spec, report=spec_report, budget=budget, out_dir=ROOT / "kcheck-debug" / "zoo",
-                                 repro=True, findings=sanitized if gpu and not bad else None)
+                                 repro=True, findings=sanitized)
                     top = diag.top
                     row["diagnosis"] = top.key if top else None
                     row["diagnosis_ok"] = bool(top and top.key == row["class"])
@@ -276,7 +277,7 @@ def markdown(rows: list[dict], tot: dict[str, float], where: str) -> str:
                      f"{mark(r['kernelbench']) if r['buggy'] else ('FP' if r['kernelbench'] else 'passes')} | "
                      f"{mark(r['assert_close']) if r['buggy'] else ('FP' if r['assert_close'] else 'passes')} | "
                      f"`{r['minimal_debug'] or r['minimal']}` | {secs:.0f} |")
-    not_large = [f"{r['spec']} ({r['large']})" for r in rows if " skipped" in f" {r.get('large', '')}"]
+    not_large = [f"{r['spec']} ({r['large']})" for r in rows if "skipped" in r.get("large", "")]
     if not_large:
         lines += ["", "Past-2**31 cases that did not run: " + "; ".join(not_large) + "."]
     gpu_only = ", ".join(r["spec"] for r in rows if r["buggy"] and r["gpu_only"]) or "none"

@@ -97,13 +97,12 @@ if want pytest; then
   # the debugger's tests (about 7 minutes on a GPU: probes in isolated workers, compute-sanitizer) beside the rest
   # (about 3.5 minutes), on the second GPU where there is one
   pytest_split() {
-    local rc=0 gpus
+    local rc=0 gpus pytest=($py -m pytest -q -m "gpu or not gpu" -p no:cacheprovider --durations 10)
     read -ra gpus <<<"$(gpu_list)"
-    CUDA_VISIBLE_DEVICES=${gpus[1]:-${gpus[0]}} $py -m pytest -q -m "gpu or not gpu" -p no:cacheprovider \
-      --durations 10 tests/test_debug.py >"$out/pytest_debug.log" 2>&1 &
+    CUDA_VISIBLE_DEVICES=${gpus[1]:-${gpus[0]}} "${pytest[@]}" tests/test_debug.py >"$out/pytest_debug.log" 2>&1 &
     local pid=$!
-    CUDA_VISIBLE_DEVICES=${gpus[0]} $py -m pytest -q -m "gpu or not gpu" -p no:cacheprovider --durations 10 tests \
-      --ignore tests/test_debug.py >"$out/pytest_rest.log" 2>&1 || rc=1
+    CUDA_VISIBLE_DEVICES=${gpus[0]} "${pytest[@]}" tests --ignore tests/test_debug.py >"$out/pytest_rest.log" 2>&1 \
+      || rc=1
     wait $pid || rc=1
     cat "$out/pytest_rest.log" "$out/pytest_debug.log"
     echo "tests (all but test_debug.py): $(tail -n 1 "$out/pytest_rest.log")"

@@ -79,17 +79,12 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
     ev = Evidence(spec, report, failing)
     ev.lint = lint_spec(spec)
     ev.sanitizer = list(findings or [])
+    sanitized_note = None
     if not failing and findings is None and sanitize and dev.is_gpu:  # right values; the accesses may be wrong
-        from ..sanitize import sanitize as run_sanitizer
-
-        rep = run_sanitizer(spec, device=dev, timeout=budget or default_budget(dev))
-        ev.sanitizer = [f for t in rep.tools for f in t.findings]
-        ran = ", ".join(f"{t.tool} {'found ' + str(len(t.findings)) if t.findings else t.status}" for t in rep.tools)
-        notes = [f"every case passed; compute-sanitizer over the edge cases: {ran or rep.unavailable}"]
-    else:
-        notes = []
+        ev.sanitizer, sanitized_note = _sanitize_passing(spec, dev, budget or default_budget(dev))
     diag = Diagnosis(spec.name, failed=bool(failing or ev.sanitizer), budget_seconds=budget or default_budget(dev))
-    diag.notes += notes
+    if sanitized_note:
+        diag.notes.append(sanitized_note)
     t_experiments = time.perf_counter()
     if failing:
         framework = framework_of(spec.kernel) or "torch"
@@ -146,6 +141,16 @@ def _no_report(spec: Spec, report: Report) -> SpecReport:
     from .._errors import SpecError
 
     raise SpecError("report", [r.name for r in report.specs], f"the Report holds no Spec named {spec.name!r}")
+
+
+def _sanitize_passing(spec: Spec, dev: DeviceInfo, timeout: float) -> tuple[list, str]:
+    """compute-sanitizer's four tools over the edge cases of a Spec whose cases all pass: the findings, and a note."""
+    from ..sanitize import sanitize
+
+    rep = sanitize(spec, device=dev, timeout=timeout)
+    ran = ", ".join(f"{t.tool} {'found ' + str(len(t.findings)) if t.findings else t.status}" for t in rep.tools)
+    return ([f for t in rep.tools for f in t.findings],
+            f"every case passed; compute-sanitizer over the edge cases: {ran or rep.unavailable}")
 
 
 def _sanitize_case(spec: Spec, case: object, dev: DeviceInfo, left: float) -> list:
