@@ -11,7 +11,7 @@ from typing import Any
 
 from ._findings import Finding
 from ._resources import Resources
-from .cases import Case
+from .cases import Case, SkipKind
 from .compare import Comparison
 
 
@@ -73,6 +73,7 @@ class CaseResult:
     reasons: list[str] = field(default_factory=list)  # why it failed / errored / was skipped
     warnings: list[str] = field(default_factory=list)
     untrusted: str | None = None
+    skip_kind: SkipKind | None = None  # for a skipped case: the machine, an option, or the Spec
     findings: list[Finding] = field(default_factory=list)  # memory and race findings (interpreter checks)
     timing: Timing = field(default_factory=Timing)
 

@@ -22,6 +22,7 @@ Every case is checked against the device: a case that cannot run here says why i
 from __future__ import annotations
 
 import copy
+import enum
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -36,6 +37,14 @@ from .._spec import PATTERNS, Index, Scalar, Spec, Tensor
 from ._sizes import INT32_LIMIT, ODD, fit, real_sizes, systematic
 
 TIERS = ("quick", "default", "full")
+
+
+class SkipKind(str, enum.Enum):
+    """Who made a case unrunnable: the verdict treats a machine's limits and a Spec's impossibility differently."""
+
+    DEVICE = "device"  # this machine cannot run it (no GPU, capability, memory, the CPU's budget)
+    OPTION = "option"  # the caller turned it off (large=False)
+    SPEC = "spec"  # the Spec makes it impossible (an Index with no valid value)
 #: On the CPU, Triton's interpreter runs programs one after another: keep each case's tensors below this many
 #: elements (the largest tensor); bigger cases run on a GPU.
 CPU_MAX_ELEMENTS = 2**22
@@ -57,6 +66,7 @@ class Case:
     properties: bool = False  # the Spec's properties are checked on this case's shape and precision
     skip: str | None = None  # why it cannot run on this device, if it cannot
     notes: tuple[str, ...] = field(default=(), compare=False)
+    skip_kind: SkipKind | None = field(default=None, compare=False)
 
     @property
     def sizes(self) -> dict[str, int]:
@@ -80,7 +90,8 @@ class Case:
         return {"id": self.id, "dims": self.sizes, "precision": self.precision, "pattern": self.pattern,
                 "seed": self.seed, "layout": self.layout, "config": {k: repr(v) if not isinstance(
                     v, (int, float, str, bool)) else v for k, v in self.config}, "axis": self.axis,
-                "repeats": self.repeats, "properties": self.properties, "skip": self.skip}
+                "repeats": self.repeats, "properties": self.properties, "skip": self.skip,
+                "skip_kind": None if self.skip_kind is None else self.skip_kind.value}
 
 
 def tensor_shapes(spec: Spec, dims: dict[str, int]) -> list[tuple[int, ...]]:
@@ -263,7 +274,7 @@ class _Builder:
 
 def _with_skip(case: Case, spec: Spec, device: DeviceInfo) -> Case:
     reason = skip_reason(case, spec, device)
-    return case if reason is None else replace(case, skip=reason)
+    return case if reason is None else replace(case, skip=reason, skip_kind=SkipKind.DEVICE)
 
 
 def skip_reason(case: Case, spec: Spec, device: DeviceInfo) -> str | None:
@@ -298,7 +309,8 @@ def build_matrix(spec: Spec, device: DeviceInfo, *, tier: str = "default", large
         spec = _narrowed(spec, precisions, patterns, seeds)
     cases = _Builder(spec, device, tier).build()
     if not large:
-        cases = [c if c.axis != "large" else replace(c, skip="large cases turned off (large=False)") for c in cases]
+        cases = [c if c.axis != "large" else replace(
+            c, skip="large cases turned off (large=False)", skip_kind=SkipKind.OPTION) for c in cases]
     return cases
 
 

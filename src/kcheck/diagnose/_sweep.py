@@ -68,7 +68,8 @@ def base_case(spec: Spec, report: SpecReport) -> Case | None:
     if nominal is None:
         return None
     config = failing[0].case.config if failing else nominal.config
-    return dataclasses.replace(nominal, config=config, repeats=0, properties=False, axis="debug", skip=None)
+    return dataclasses.replace(nominal, config=config, repeats=0, properties=False, axis="debug", skip=None,
+                               skip_kind=None)
 
 
 def _with(case: Case, sizes: dict[str, int], spec: Spec | None = None) -> Case:
@@ -143,7 +144,7 @@ def probe_case(ev: Evidence) -> Case | None:
 
 def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
     """On a failing case: repeats, zeroed outputs, ones per input, transposed references, arange decoded."""
-    case = dataclasses.replace(case, axis="debug", skip=None)
+    case = dataclasses.replace(case, axis="debug", skip=None, skip_kind=None)
     res = p.run(dataclasses.replace(case, repeats=3), "repeat", "3 more runs on the same inputs")
     ev.repeat = res
     ev.zeroed = p.run(case, "outputs", "outputs zeroed instead of poisoned", ("zeroed", None))

@@ -24,7 +24,7 @@ from .._findings import Finding, deduplicate
 from .._results import CaseResult, Determinism, PropertyOutcome, Status, Timing
 from .._spec import Spec, Tensor
 from ..backends import synchronize, untrusted_reason
-from ..cases import Case, index_range_problem, make_args, upcast
+from ..cases import Case, SkipKind, index_range_problem, make_args, upcast
 from ..cases._inputs import shape_of
 from ..cases._matrix import SNAPSHOT_MAX_ELEMENTS
 from ..compare import compare, expected_in, mismatch_mask, noop_guard, reduction_length, rms, tolerance_for
@@ -177,14 +177,14 @@ def run_case(spec: Spec, case: Case, device: DeviceInfo, framework: str,
     t_start = time.perf_counter()
     timing = Timing()
     result = CaseResult(case, Status.PASSED, timing=timing)
-    if case.skip is None and (problem := index_range_problem(spec, case)):
-        case_skip = problem
-    else:
-        case_skip = case.skip
+    case_skip, kind = case.skip, case.skip_kind or SkipKind.DEVICE
+    if case_skip is None and (problem := index_range_problem(spec, case)):
+        case_skip, kind = problem, SkipKind.SPEC
     if not case_skip and framework == "cuda" and not device.is_gpu:
-        case_skip = "CUDA C kernels run on a GPU only; here their source is compiled for sm_90 and checked"
+        case_skip, kind = "CUDA C kernels run on a GPU only; here their source is compiled for sm_90 and checked", \
+            SkipKind.DEVICE
     if case_skip:
-        result.status, result.reasons = Status.SKIPPED, [case_skip]
+        result.status, result.reasons, result.skip_kind = Status.SKIPPED, [case_skip], kind
         return result
     try:
         _run(spec, case, device, framework, result, options or RunOptions())
