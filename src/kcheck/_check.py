@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -11,17 +12,19 @@ from importlib.metadata import PackageNotFoundError, version
 import torch
 
 from ._device import DeviceInfo, detect
-from ._errors import EnvironmentProblem, SpecError
+from ._errors import EnvironmentProblem, Interrupted, SpecError
 from ._resources import Resources, spec_resources
 from ._results import CaseResult, Report, SpecReport, Status
 from ._spec import Spec
 from .backends import framework, raw_kernel_problem
 from .cases import Case, build_matrix
 from .run import run_case
+from .run._budget import Deadlines
 from .run._execute import RunOptions
-from .run._isolate import Isolated, locate
+from .run._isolate import Isolated, SpecRef, locate
 
 Progress = Callable[[Spec, Case, CaseResult | None], None]
+Live = Callable[[Report], None]
 
 
 def _versions() -> dict[str, str]:
@@ -98,63 +101,148 @@ def _require_interpreter_internals(specs: Sequence[Spec], options: RunOptions) -
                                  "(CLI: --no-interpreter-checks) to run without the memory and race checks") from exc
 
 
+def _specs(spec: Spec | Sequence[Spec]) -> list[Spec]:
+    if isinstance(spec, Spec):
+        return [spec]
+    if isinstance(spec, (str, bytes)) or not isinstance(spec, Sequence):
+        raise SpecError("spec", spec, "pass a kcheck.Spec or a list of them")
+    specs = list(spec)
+    for i, sp in enumerate(specs):
+        if not isinstance(sp, Spec):
+            raise SpecError(f"spec[{i}]", sp, "pass kcheck.Spec objects")
+    seen: dict[str, Spec] = {}
+    for sp in specs:
+        if sp.name in seen and seen[sp.name] is not sp:
+            raise SpecError("name", sp.name, "two different Specs have this name; give each a unique name (cases, "
+                            "reports and --spec address Specs by name)")
+        seen[sp.name] = sp
+    return list(seen.values())
+
+
+def _timeout(timeout: object) -> float:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or math.isnan(timeout) or timeout <= 0:
+        raise SpecError("timeout", timeout, "give a positive number of seconds (math.inf: no limit)")
+    return float(timeout)
+
+
+class _Run:
+    """One call of ``check``: the cases of each Spec in order, the report as it grows."""
+
+    def __init__(self, dev: DeviceInfo, options: RunOptions, worker: Isolated | None, timeout: float,
+                 progress: Progress | None, live: Live | None) -> None:
+        self.dev, self.options, self.worker, self.timeout = dev, options, worker, timeout
+        self.progress, self.live = progress, live
+        self.report = Report([], dev.describe(), _versions(), complete=False)
+
+    def spec(self, sp: Spec, todo: list[Case], resources: bool) -> None:
+        t0 = time.perf_counter()
+        kind = framework(sp.kernel)
+        ref = locate(sp) if self.worker is not None else None
+        notes = []
+        if self.worker is not None and ref is None:
+            notes.append("not isolated: the Spec is not defined at module level, so no worker can import it")
+        current = SpecReport(sp.name, kind, self.dev.describe(), [], notes)
+        self.report.specs.append(current)
+        deadlines = Deadlines(self.timeout)
+        for case in todo:
+            if self.progress:
+                self.progress(sp, case, None)
+            res = self._case(sp, case, kind, ref, deadlines)
+            current.cases.append(res)
+            current.seconds = time.perf_counter() - t0
+            if self.progress:
+                self.progress(sp, case, res)
+            if self.live:
+                self.live(self.report)
+        if resources:
+            found = self._resources(sp, ref, notes)
+            current.resources = found
+            notes += [w for r in found if (w := r.warning())]
+        current.warnings = notes + _spec_warnings(sp, kind, self.dev, current.cases, self.options)
+        current.seconds = time.perf_counter() - t0
+
+    def _case(self, sp: Spec, case: Case, kind: str, ref: SpecRef | None, deadlines: Deadlines) -> CaseResult:
+        if self.worker is None or ref is None:
+            return _in_process(sp, case, self.dev, kind, self.options)
+        limit = deadlines.limit(case)
+        res = self.worker.run(ref, case, self.options, timeout=limit)
+        if res.status is Status.TIMEOUT and (longer := deadlines.retry_limit(limit)) is not None:
+            res = self.worker.run(ref, case, self.options, timeout=longer)
+            if res.status is Status.TIMEOUT:
+                deadlines.hung = True
+                res.reasons = [f"did not finish within {limit:.3g} s, nor within {longer:.3g} s on a retry: it hangs, "
+                               "or is far slower than the Spec's finished cases predict (raise --timeout if slow)"]
+            else:
+                res.warnings.append(f"slow, not hung: passed its first limit of {limit:.3g} s and finished in "
+                                    f"{res.timing.total:.3g} s on a retry with {longer:.3g} s")
+        if res.status is not Status.TIMEOUT:
+            deadlines.record(case, res.timing.total)
+        return res
+
+    def _resources(self, sp: Spec, ref: SpecRef | None, notes: list[str]) -> list[Resources]:
+        try:
+            if self.worker is not None and ref is not None:
+                return self.worker.resources(ref, self.timeout)
+            return spec_resources(sp)
+        except Exception as exc:  # a kernel the compiler rejects is a finding, not a lost run
+            notes.append(f"compiling for sm_90 failed: {type(exc).__name__}: {exc}")
+            return []
+
+
+def _in_process(sp: Spec, case: Case, dev: DeviceInfo, kind: str, options: RunOptions) -> CaseResult:
+    """A case run in this process (no isolation): a kernel that calls sys.exit() errs its case, not the run."""
+    t0 = time.perf_counter()
+    try:
+        return run_case(sp, case, dev, kind, options)
+    except SystemExit as exc:
+        res = CaseResult(case, Status.ERROR, reasons=[f"the kernel called sys.exit({exc.code!r})"])
+        res.timing.total = time.perf_counter() - t0
+        return res
+
+
 def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequence[str] | None = None,
           patterns: Sequence[str] | None = None, seeds: int | None = None, large: bool = True,
           cases: str | Sequence[str] | None = None, progress: Progress | None = None, isolate: bool = False,
           timeout: float = 60.0, interpreter_checks: bool = True, order: str = "sequential",
-          resources: bool = False) -> Report:
+          resources: bool = False, live: Live | None = None) -> Report:
     """Check one Spec (or several) on every case of its matrix and return a Report.
 
     ``tier`` is "quick", "default" or "full"; ``dtypes``, ``patterns`` and ``seeds`` replace the Spec's own;
     ``large=False`` leaves out the past-2**31 case; ``cases`` keeps only the cases whose id matches (exact id, glob
-    or substring). ``progress(spec, case, result)`` is called before (result None) and after each case.
-    ``isolate=True`` runs the cases in a worker process: a crash or a hang (``timeout`` seconds) costs that case
-    only, reported ``crashed`` or ``timeout``, and a fresh worker runs the rest (the Spec must be module-level).
+    or substring). ``progress(spec, case, result)`` is called before (result None) and after each case;
+    ``live(report)`` after each case with the report so far (``complete`` False), to write results as they come.
+    ``isolate=True`` runs the cases in a worker process: a crash or a hang costs that case only, reported
+    ``crashed`` or ``timeout``, and a fresh worker runs the rest (the Spec must be module-level). ``timeout`` is the
+    limit of a case as costly as the nominal one, scaled for costlier cases and a loaded machine, with one retry
+    before a case is called hung (see ``run/_budget.py``); ``math.inf`` waits forever.
     In Triton's interpreter, ``interpreter_checks`` checks every memory access against the launch's tensors and
     finds races between programs (findings fail the case); ``order`` runs programs "sequential", "reversed" or
     "random" (seeded by the case's seed), so a kernel that depends on program order fails as on a GPU.
     ``resources=True`` compiles each kernel for sm_90 (no GPU needed: Triton kernels learned from one interpreted
-    launch, CUDA C through nvcc) and reports registers, spills, shared memory and stack, warning on spills.
+    launch, in the worker when isolated, CUDA C through nvcc) and reports registers, spills, shared memory and
+    stack, warning on spills.
+
+    Ctrl-C or a signal raises :class:`kcheck.Interrupted` whose ``report`` holds the cases that finished.
     """
     if order not in ("sequential", "reversed", "random"):
         raise SpecError("order", order, "use 'sequential', 'reversed' or 'random'")
-    options = RunOptions(interpreter_checks, order)
-    if not (isinstance(timeout, (int, float)) and timeout > 0):
-        raise SpecError("timeout", timeout, "give a positive number of seconds")
-    specs = [spec] if isinstance(spec, Spec) else list(spec)
+    options = RunOptions(bool(interpreter_checks), order)
+    limit = _timeout(timeout)
+    specs = _specs(spec)
     _require_interpreter_internals(specs, options)
     dev = detect()
     plans = [(sp, matrix(sp, tier=tier, dtypes=dtypes, patterns=patterns, seeds=seeds, large=large, cases=cases,
                          device=dev)) for sp in specs]
     if cases is not None and not any(todo for _, todo in plans):
         raise SpecError("cases", cases, "no case id matches; list the ids with kcheck.matrix(spec)")
-    reports = []
     with contextlib.ExitStack() as stack:
-        worker = stack.enter_context(Isolated(timeout)) if isolate else None
-        for sp, todo in plans:
-            t0 = time.perf_counter()
-            kind = framework(sp.kernel)
-            ref = locate(sp) if worker is not None else None
-            notes = []
-            if worker is not None and ref is None:
-                notes.append("not isolated: the Spec is not defined at module level, so no worker can import it")
-            results = []
-            for case in todo:
-                if progress:
-                    progress(sp, case, None)
-                res = worker.run(ref, case, options) if (worker is not None and ref is not None) else run_case(
-                    sp, case, dev, kind, options)
-                results.append(res)
-                if progress:
-                    progress(sp, case, res)
-            found: list[Resources] = []
-            if resources:
-                try:
-                    found = spec_resources(sp)
-                except Exception as exc:  # a kernel the compiler rejects is a finding, not a lost run
-                    notes.append(f"compiling for sm_90 failed: {type(exc).__name__}: {exc}")
-                notes += [w for r in found if (w := r.warning())]
-            reports.append(SpecReport(sp.name, kind, dev.describe(), results,
-                                      notes + _spec_warnings(sp, kind, dev, results, options),
-                                      time.perf_counter() - t0, found))
-    return Report(reports, dev.describe(), _versions())
+        worker = stack.enter_context(Isolated(limit)) if isolate else None
+        run = _Run(dev, options, worker, limit, progress, live)
+        try:
+            for sp, todo in plans:
+                run.spec(sp, todo, resources)
+        except KeyboardInterrupt as exc:
+            run.report.interrupted = exc.reason if isinstance(exc, Interrupted) else "SIGINT"
+            raise Interrupted(run.report.interrupted, run.report) from None
+    run.report.complete = True
+    return run.report

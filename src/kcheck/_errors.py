@@ -19,3 +19,14 @@ class SpecError(KcheckError, ValueError):
 
 class EnvironmentProblem(KcheckError, RuntimeError):
     """The machine cannot run what was asked (no GPU, interpreter not enabled, ...)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C or a signal (SIGTERM from ``timeout`` or a CI cancel). ``report`` holds every case
+    that finished (``report.complete`` is False); ``reason`` names the signal. A KeyboardInterrupt, so code that
+    stops on Ctrl-C still stops."""
+
+    def __init__(self, reason: str, report: object = None) -> None:
+        self.reason = reason
+        self.report = report
+        super().__init__(reason)

@@ -91,9 +91,13 @@ def spec_resources(spec: object, arch: int = 90) -> list[Resources]:
 
         args = make_args(spec, case, "cuda")  # type: ignore[arg-type]
         return gpu_launch_resources(lambda: spec.kernel(*args, **case.config_dict))  # type: ignore[attr-defined]
+    from .interpret import checked
+
     args = make_args(spec, case, "cpu")  # type: ignore[arg-type]
     seen: dict[tuple[str, str], Resources] = {}
-    for fn, named, options in capture_launches(lambda: spec.kernel(*args, **case.config_dict)):  # type: ignore[attr-defined]
+    with checked(races=False):  # every access checked and a stray one masked off: the launch cannot corrupt memory
+        launches = capture_launches(lambda: spec.kernel(*args, **case.config_dict))  # type: ignore[attr-defined]
+    for fn, named, options in launches:
         key = (getattr(fn, "__name__", "?"), repr(sorted(options.items())))
         if key not in seen:
             seen[key] = compile_resources(fn, named, options, arch)

@@ -86,6 +86,14 @@ class CaseResult:
         return self.status in (Status.PASSED, Status.SKIPPED, Status.UNTRUSTED)
 
 
+class Verdict(str, enum.Enum):
+    """A Spec's verdict. A Spec that ran no case is never a pass."""
+
+    PASSED = "passed"  # at least one case ran and passed, and none failed
+    FAILED = "failed"  # some case failed, errored, crashed or timed out
+    NOT_RUN = "not run"  # no case ran (every case skipped or untrusted, or none at all)
+
+
 @dataclass
 class SpecReport:
     name: str
@@ -97,8 +105,22 @@ class SpecReport:
     resources: list[Resources] = field(default_factory=list)  # per kernel, compiled for sm_90 (M16)
 
     @property
+    def verdict(self) -> Verdict:
+        if not all(c.ok for c in self.cases):
+            return Verdict.FAILED
+        return Verdict.PASSED if any(c.status is Status.PASSED for c in self.cases) else Verdict.NOT_RUN
+
+    @property
     def passed(self) -> bool:
-        return all(c.ok for c in self.cases)
+        return self.verdict is Verdict.PASSED
+
+    @property
+    def machine_only(self) -> bool:
+        """Not run only because this machine cannot run or judge its cases (no GPU, too little memory, Triton's
+        interpreter untrusted): the Spec is fine, the machine is not the one to check it on."""
+        return self.verdict is Verdict.NOT_RUN and bool(self.cases) and all(
+            c.status is Status.UNTRUSTED or (c.status is Status.SKIPPED and c.skip_kind is SkipKind.DEVICE)
+            for c in self.cases)
 
     def count(self, status: Status) -> int:
         return sum(c.status == status for c in self.cases)
@@ -115,10 +137,13 @@ class Report:
     specs: list[SpecReport]
     device: str
     versions: dict[str, str] = field(default_factory=dict)
+    complete: bool = True  # False: the run was interrupted (or is still going) and some cases did not run
+    interrupted: str | None = None  # what stopped it (SIGINT, SIGTERM, ...)
 
     @property
     def passed(self) -> bool:
-        return all(s.passed for s in self.specs)
+        """Every Spec passed: at least one of its cases ran, none failed, and the run was complete."""
+        return self.complete and bool(self.specs) and all(s.passed for s in self.specs)
 
     @property
     def cases(self) -> list[CaseResult]:
@@ -137,7 +162,7 @@ def to_jsonable(obj: Any) -> Any:
         return obj.to_dict()
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         out = {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-        for name in ("passed", "harness", "identical", "mismatch_fraction", "allowed", "id"):
+        for name in ("passed", "verdict", "harness", "identical", "mismatch_fraction", "allowed", "id"):
             attr = getattr(type(obj), name, None)
             if isinstance(attr, property):
                 out[name] = to_jsonable(getattr(obj, name))

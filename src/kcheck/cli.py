@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import enum
 import json
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from ._device import detect, enable_interpreter_if_no_gpu
+from ._errors import Interrupted
+from ._results import Report, Verdict
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -19,17 +22,26 @@ if TYPE_CHECKING:
 
 
 class ExitCode(enum.IntEnum):
-    OK = 0  # every Spec passed (and, with the sanitizer, every tool ran clean)
-    FAILED = 1  # some case failed or errored, or a sanitizer tool found errors
-    INTERNAL = 3  # kcheck itself broke
+    OK = 0  # every Spec that ran passed, and at least one ran (a Spec this machine cannot run is listed, not passed)
+    FAILED = 1  # some case failed, errored, crashed or timed out, or a sanitizer tool found errors
+    INTERNAL = 3  # kcheck itself broke (a bug: the message says so)
     USAGE = 4  # bad command line or bad Spec (the message names the argument and the fix)
     NO_SPECS = 5  # the path holds no Spec, or a file could not be imported
-    UNKNOWN = 6  # could not be checked here: a sanitizer run untrusted or impossible (no GPU, crash, timeout), or an
-    #              interpreter whose internals kcheck cannot patch: never "clean"
+    UNKNOWN = 6  # could not be checked here: no Spec ran a case, a Spec ran none for a reason other than this
+    #              machine, a sanitizer run untrusted or impossible, or an interpreter kcheck cannot patch
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT); SIGTERM exits 143 (128 + 15); the JSON report holds what finished
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with kcheck's exit code for a bad command line (argparse's own is 2, which kcheck does not use)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(ExitCode.USAGE, f"{self.prog}: error: {message}\n")
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kcheck", description="Check GPU kernels against a float64 reference.")
+    p = _Parser(prog="kcheck", description="Check GPU kernels against a float64 reference.")
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("check", help="run the Specs found in PATH on their case matrix")
     c.add_argument("paths", nargs="+", metavar="PATH", help="a .py file or a folder holding module-level Specs")
@@ -42,7 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--no-large", action="store_true", help="leave out the past-2**31-element cases")
     c.add_argument("--no-isolate", action="store_true",
                    help="run cases in this process (faster start; a crash or hang then ends the whole run)")
-    c.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per case (default 60)")
+    c.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                   help="seconds a case as costly as the nominal one may take before it counts as hung (default 60; "
+                   "scaled for costlier cases and a loaded machine, one retry before a hang is reported; inf: none)")
     c.add_argument("--show", type=int, default=3, metavar="N", help="failure messages shown per Spec (default 3)")
     c.add_argument("--no-interpreter-checks", action="store_true",
                    help="in Triton's interpreter, do not check memory accesses and races between programs")
@@ -55,7 +69,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--html", metavar="OUT", help="write an HTML report with error maps of the failing cases to OUT")
     c.add_argument("--debug", action="store_true",
                    help="on a failing Spec, run the debugger (bisection, diagnosis, minimal repro) after the check")
-    c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    c.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar or progress lines: only a line per case that did not pass, as it comes")
     z = sub.add_parser("sanitize", help="run compute-sanitizer's tools over the Specs' small edge cases (GPU only)")
     z.add_argument("paths", nargs="+", metavar="PATH")
     z.add_argument("--tool", action="append", choices=("memcheck", "racecheck", "synccheck", "initcheck"),
@@ -90,15 +105,17 @@ def _parser() -> argparse.ArgumentParser:
 def _lint(args: argparse.Namespace) -> int:
     from ._results import to_jsonable
     from .lint import format_findings, lint_path
+    from .report._stream import check_writable, write_atomic
 
+    json_out = check_writable("--json", args.json) if args.json else None
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         print(f"kcheck: no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return ExitCode.USAGE
     findings = [f for p in args.paths for f in lint_path(p)]
     print(format_findings(findings))
-    if args.json:
-        Path(args.json).write_text(json.dumps([to_jsonable(f) for f in findings], indent=1))
+    if json_out is not None:
+        write_atomic(json_out, json.dumps([to_jsonable(f) for f in findings], indent=1))
     failing = [f for f in findings if f.severity == "error" or not args.errors_only]
     return ExitCode.FAILED if failing else ExitCode.OK
 
@@ -162,6 +179,10 @@ def _sanitize_specs(console: Console, specs: list[Spec], args: argparse.Namespac
 
 
 def _sanitize(args: argparse.Namespace) -> int:
+    from .report._stream import check_writable
+
+    if args.json:
+        check_writable("--json", args.json)
     console = _console()
     specs, broken = _load(console, args)
     if not specs:
@@ -170,11 +191,25 @@ def _sanitize(args: argparse.Namespace) -> int:
     return ExitCode.NO_SPECS if broken and code == ExitCode.OK else code
 
 
+def _verdict_code(report: Report) -> ExitCode:
+    """The exit code of a finished check (see ExitCode)."""
+    verdicts = [s.verdict for s in report.specs]
+    if Verdict.FAILED in verdicts:
+        return ExitCode.FAILED
+    if not any(v is Verdict.PASSED for v in verdicts):
+        return ExitCode.UNKNOWN
+    if any(s.verdict is Verdict.NOT_RUN and not s.machine_only for s in report.specs):
+        return ExitCode.UNKNOWN
+    return ExitCode.OK
+
+
 def _check(args: argparse.Namespace) -> int:
     from ._check import check, matrix
-    from ._results import Report
+    from .report._stream import JsonReport, check_writable
     from .report._terminal import print_report, progress_display
 
+    json_out = check_writable("--json", args.json) if args.json else None
+    html_out = check_writable("--html", args.html) if args.html else None
     console = _console()
     specs, broken = _load(console, args)
     if not specs:
@@ -182,30 +217,40 @@ def _check(args: argparse.Namespace) -> int:
     kwargs = dict(tier=args.tier, dtypes=args.dtypes.split(",") if args.dtypes else None, seeds=args.seeds,
                   large=not args.no_large, cases=args.case)
     totals = {s.name: len(matrix(s, **kwargs)) for s in specs}
-    with progress_display(console, totals if not args.quiet else {}) as callback:
-        report: Report = check(specs, progress=None if args.quiet else callback,  # type: ignore[arg-type]
-                               isolate=not args.no_isolate, timeout=args.timeout,
-                               interpreter_checks=not args.no_interpreter_checks, order=args.order,
-                               resources=not args.no_resources, **kwargs)
+    writer = JsonReport(json_out) if json_out else None
     source = args.paths[0] if len(args.paths) == 1 else None
+    try:
+        with progress_display(console, totals, quiet=args.quiet) as callback:
+            report: Report = check(specs, progress=callback,  # type: ignore[arg-type]
+                                   isolate=not args.no_isolate, timeout=args.timeout,
+                                   interpreter_checks=not args.no_interpreter_checks, order=args.order,
+                                   resources=not args.no_resources, live=writer, **kwargs)
+    except Interrupted as exc:
+        partial = exc.report if isinstance(exc.report, Report) else None
+        if partial is not None:
+            print_report(console, partial, source, limit=args.show)
+            if writer is not None:
+                writer(partial, final=True)
+                console.print(f"JSON report (partial): {json_out}", highlight=False)
+        return 128 + _SIGNALS.get(exc.reason, signal.SIGINT)
     print_report(console, report, source, limit=args.show)
     _print_lint(console, args.paths)
-    if args.json:
-        Path(args.json).write_text(json.dumps(report.to_dict(), indent=1))
-        console.print(f"JSON report: {args.json}")
-    code = ExitCode.OK if report.passed else ExitCode.FAILED
+    if writer is not None:
+        writer(report, final=True)
+        console.print(f"JSON report: {json_out}", highlight=False)
+    code = _verdict_code(report)
     diagnoses = {}
     if args.debug:
         from .diagnose import debug, format_diagnosis
 
         for spec, spec_report in zip(specs, report.specs, strict=True):
-            if not spec_report.passed:
+            if spec_report.verdict is Verdict.FAILED:
                 diagnoses[spec.name] = debug(spec, report=spec_report)
                 console.print(format_diagnosis(diagnoses[spec.name]), highlight=False, markup=False, soft_wrap=True)
-    if args.html:
+    if html_out is not None:
         from .report._html import write_html
 
-        path = write_html(report, Path(args.html), specs={s.name: s for s in specs}, diagnoses=diagnoses or None,
+        path = write_html(report, html_out, specs={s.name: s for s in specs}, diagnoses=diagnoses or None,
                           source=source)
         console.print(f"HTML report: {path}", highlight=False)
     if args.sanitize:
@@ -220,7 +265,10 @@ def _check(args: argparse.Namespace) -> int:
 def _debug(args: argparse.Namespace) -> int:
     from ._results import to_jsonable
     from .diagnose import debug, format_diagnosis
+    from .report._stream import check_writable, write_atomic
 
+    json_out = check_writable("--json", args.json) if args.json else None
+    html_out = check_writable("--html", args.html) if args.html else None
     console = _console()
     specs, broken = _load(console, args)
     if not specs:
@@ -235,14 +283,13 @@ def _debug(args: argparse.Namespace) -> int:
         diag = debug(spec, report=spec_report, budget=args.budget, out_dir=args.out)
         diagnoses[spec.name] = diag
         console.print(format_diagnosis(diag), highlight=False, markup=False, soft_wrap=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps({k: to_jsonable(v) for k, v in diagnoses.items()}, indent=1))
-    if args.html:
-        from ._results import Report
+    if json_out is not None:
+        write_atomic(json_out, json.dumps({k: to_jsonable(v) for k, v in diagnoses.items()}, indent=1))
+    if html_out is not None:
         from .report._html import write_html
 
         report = Report(reports, device=reports[0].device if reports else "")
-        path = write_html(report, Path(args.html), diagnoses=diagnoses, specs={s.name: s for s in specs},
+        path = write_html(report, html_out, diagnoses=diagnoses, specs={s.name: s for s in specs},
                           source=args.paths[0] if len(args.paths) == 1 else None)
         console.print(f"HTML report: {path}", highlight=False)
     if broken:
@@ -268,21 +315,20 @@ def _doctor(args: argparse.Namespace) -> int:
     return ExitCode.FAILED if problems else ExitCode.OK
 
 
+_SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM}
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Interrupted("SIGTERM")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from ._errors import EnvironmentProblem, KcheckError, SpecError
 
     args = _parser().parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)  # `timeout`, a CI cancel: stop like Ctrl-C does
     try:
-        if args.command == "check":
-            return _check(args)
-        if args.command == "sanitize":
-            return _sanitize(args)
-        if args.command == "lint":
-            return _lint(args)
-        if args.command == "debug":
-            return _debug(args)
-        if args.command == "doctor":
-            return _doctor(args)
+        return _dispatch(args)
     except SpecError as exc:
         print(f"kcheck: bad input: {exc}", file=sys.stderr)
         return ExitCode.USAGE
@@ -292,7 +338,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KcheckError as exc:
         print(f"kcheck: {exc}", file=sys.stderr)
         return ExitCode.INTERNAL
-    return ExitCode.USAGE
+    except KeyboardInterrupt as exc:  # before or after the cases (while importing, debugging, ...)
+        reason = exc.reason if isinstance(exc, Interrupted) else "SIGINT"
+        print(f"kcheck: interrupted ({reason})", file=sys.stderr)
+        return 128 + _SIGNALS.get(reason, signal.SIGINT)
+    except Exception:
+        import traceback
+
+        traceback.print_exc()
+        print("kcheck: internal error: the traceback above is a bug in kcheck, not in your kernel; please report it",
+              file=sys.stderr)
+        return ExitCode.INTERNAL
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    commands = {"check": _check, "sanitize": _sanitize, "lint": _lint, "debug": _debug, "doctor": _doctor}
+    return commands[args.command](args)
 
 
 if __name__ == "__main__":

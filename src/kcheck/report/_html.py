@@ -94,9 +94,9 @@ def _summary(report: Report, diagnoses: Mapping[str, Diagnosis]) -> list[str]:
     out.append('<th class="num">cases</th><th class="num">time (s)</th>' + ("<th>top cause</th>" if diagnoses else "")
                + "</tr>")
     for s in report.specs:
-        verdict = "PASSED" if s.passed else "FAILED"
+        verdict = s.verdict.value.upper()
         row = [f'<tr><td><a href="#{_anchor(s.name)}">{_e(s.name)}</a></td><td>{_e(s.framework)}</td>',
-               f'<td class="verdict-{verdict.lower()}">{verdict}</td>']
+               f'<td class="verdict-{verdict.lower().replace(" ", "-")}">{verdict}</td>']
         for st in _STATUS_ORDER:
             n = s.count(st)
             row.append(f'<td class="num{" zero" if n == 0 else ""}">{n}</td>')
@@ -133,9 +133,10 @@ def _maps_html(spec: Spec | None, res: CaseResult, work: Path) -> list[str]:
 
 def _spec_section(s: SpecReport, warnings: list[str], spec: Spec | None, diagnosis: Diagnosis | None,
                   source: str | None, max_cases: int, maps_per_spec: int, maps: bool, work: Path) -> list[str]:
-    verdict = "PASSED" if s.passed else "FAILED"
+    verdict = s.verdict.value.upper()
     counts = ", ".join(f"{s.count(st)} {st.value}" for st in _STATUS_ORDER if s.count(st))
-    out = [f'<h2 id="{_anchor(s.name)}">{_e(s.name)} <span class="verdict-{verdict.lower()}">{verdict}</span></h2>',
+    css = verdict.lower().replace(" ", "-")
+    out = [f'<h2 id="{_anchor(s.name)}">{_e(s.name)} <span class="verdict-{css}">{verdict}</span></h2>',
            f'<p class="meta">{_e(s.framework)} on {_e(s.device)}; {_e(counts)}; {s.seconds:.1f} s</p>']
     out += [f'<div class="warn">{_e(w)}</div>' for w in warnings]
     if diagnosis is not None:
@@ -224,13 +225,14 @@ def write_html(report: Report, out_path: str | Path, *, specs: Mapping[str, Spec
     elif specs is not None:
         by_name = {sp.name: sp for sp in specs}
     diags = dict(diagnoses or {})
-    verdict = "PASSED" if report.passed else "FAILED"
+    failed = any(s.verdict.value == "failed" for s in report.specs)
+    verdict = "PASSED" if report.passed else ("FAILED" if failed else "NOT RUN")
     versions = ", ".join(f"{k} {v}" for k, v in report.versions.items())
     now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              f"<title>{_e(title)}: {verdict}</title><style>{_CSS}</style></head><body><main>",
-             f'<h1>{_e(title)} <span class="verdict-{verdict.lower()}">{verdict}</span></h1>',
+             f'<h1>{_e(title)} <span class="verdict-{verdict.lower().replace(" ", "-")}">{verdict}</span></h1>',
              f'<p class="meta">{_e(report.device)}; {_e(versions)}; {len(report.specs)} Spec(s), '
              f"{len(report.cases)} cases; written {_e(now)}</p>"]
     parts += _summary(report, diags)

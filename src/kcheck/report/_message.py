@@ -125,7 +125,7 @@ def format_report(report: Report, source: str | None = None, *, limit: int = 5) 
     out = []
     for s in report.specs:
         counts = ", ".join(f"{s.count(st)} {st.value}" for st in Status if s.count(st))
-        out.append(f"{s.name}: {'PASSED' if s.passed else 'FAILED'} ({counts}) on {s.device} in {s.seconds:.1f} s")
+        out.append(f"{s.name}: {s.verdict.value.upper()} ({counts}) on {s.device} in {s.seconds:.1f} s")
         for w in s.warnings:
             out.append(f"  warning: {w}")
     for s in report.specs:

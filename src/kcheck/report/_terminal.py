@@ -2,30 +2,46 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .._results import CaseResult, Report, Status
+from .._results import CaseResult, Report, Status, Verdict
 from .._spec import Spec
 from ..cases import Case
 from ..sanitize._run import SanitizeReport
 from ._message import format_case
 
+_VERDICT = {Verdict.PASSED: "[green]PASSED[/]", Verdict.FAILED: "[red]FAILED[/]", Verdict.NOT_RUN: "[yellow]NOT RUN[/]"}
 _STYLE = {Status.PASSED: "green", Status.FAILED: "red", Status.ERROR: "red", Status.SKIPPED: "yellow",
           Status.UNTRUSTED: "magenta", Status.CRASHED: "red", Status.TIMEOUT: "red"}
 
 
 @contextmanager
-def progress_display(console: Console, totals: dict[str, int]) -> Iterator[object]:
-    """A rich progress bar per Spec; yields the callback ``check`` takes as ``progress``."""
+def progress_display(console: Console, totals: dict[str, int], *, quiet: bool = False,
+                     every: float = 10.0) -> Iterator[object]:
+    """Progress while cases run; yields the callback ``check`` takes as ``progress``.
+
+    On a terminal, a rich progress bar per Spec. In a log (no terminal: CI, ``| tee``, ``timeout``), one line per
+    case that did not pass as it comes, and one line per Spec every ``every`` seconds and when it ends, so a long or
+    stuck run shows in the log while it runs. ``quiet``: only the lines of the cases that did not pass."""
+    if console.is_terminal and not quiet:
+        with _bar(console, totals) as callback:
+            yield callback
+        return
+    yield _LogLines(console, totals, quiet, every)
+
+
+@contextmanager
+def _bar(console: Console, totals: dict[str, int]) -> Iterator[object]:
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.fields[last]}"))
-    with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
-        tasks: dict[str, int] = {}
+    with Progress(*columns, console=console, transient=False) as bar:
+        tasks: dict[str, TaskID] = {}
 
         def callback(spec: Spec, case: Case, result: CaseResult | None) -> None:
             if spec.name not in tasks:
@@ -37,6 +53,35 @@ def progress_display(console: Console, totals: dict[str, int]) -> Iterator[objec
         yield callback
 
 
+class _LogLines:
+    """The progress callback for logs (see ``progress_display``)."""
+
+    def __init__(self, console: Console, totals: dict[str, int], quiet: bool, every: float) -> None:
+        self.console, self.totals, self.quiet, self.every = console, totals, quiet, every
+        self.done: dict[str, int] = {}
+        self.bad: dict[str, int] = {}
+        self.start: dict[str, float] = {}
+        self.last = time.monotonic()
+
+    def __call__(self, spec: Spec, case: Case, result: CaseResult | None) -> None:
+        name = spec.name
+        if result is None:
+            self.start.setdefault(name, time.monotonic())
+            return
+        self.done[name] = self.done.get(name, 0) + 1
+        if result.status not in (Status.PASSED, Status.SKIPPED):
+            self.bad[name] = self.bad.get(name, 0) + (not result.ok)
+            self.console.print(f"[{_STYLE[result.status]}]{result.status.value}[/] {case.id} "
+                               f"({result.timing.total:.1f} s)", highlight=False, soft_wrap=True)
+        now = time.monotonic()
+        if not self.quiet and (now - self.last >= self.every or self.done[name] == self.totals.get(name)):
+            self.last = now
+            total = self.totals.get(name)
+            self.console.print(f"{name}: {self.done[name]}/{total if total is not None else '?'} cases, "
+                               f"{self.bad.get(name, 0)} not ok, {now - self.start.get(name, now):.0f} s",
+                               highlight=False)
+
+
 def summary_table(report: Report) -> Table:
     table = Table(title=f"kcheck on {report.device}", title_justify="left")
     for col in ("spec", "framework", "verdict", "pass", "fail", "error", "crash", "timeout", "untrusted", "skip", "s",
@@ -44,7 +89,7 @@ def summary_table(report: Report) -> Table:
         table.add_column(col, justify="right" if col not in ("spec", "framework", "verdict") else "left",
                          no_wrap=True)
     for s in report.specs:
-        verdict = "[green]PASSED[/]" if s.passed else "[red]FAILED[/]"
+        verdict = _VERDICT[s.verdict]
         ran = [c for c in s.cases if c.status is not Status.SKIPPED]
         total = sum(c.timing.total for c in ran)
         harness = sum(c.timing.harness for c in ran)
@@ -91,7 +136,29 @@ def print_report(console: Console, report: Report, source: str | None = None, *,
         if len(fails) > limit:
             console.print(f"\n... {len(fails) - limit} more failing cases of {s.name} (all in --json)", highlight=False)
     console.print()
-    console.print("[green]all specs passed[/]" if report.passed else "[red]some specs failed[/]")
+    console.print(conclusion(report), highlight=False)
+
+
+def conclusion(report: Report) -> str:
+    """The last line of a run: what passed, what did not run and why, what was cut short."""
+    lines = []
+    if not report.complete:
+        done = sum(len(s.cases) for s in report.specs)
+        lines.append(f"[yellow]interrupted ({report.interrupted or 'stopped'})[/]: {done} case(s) finished; "
+                     "the report holds those only")
+    not_run = [s for s in report.specs if s.verdict is Verdict.NOT_RUN]
+    for s in not_run:
+        why = "this machine cannot run or judge its cases" if s.machine_only else "no case could run"
+        first = next((r for c in s.cases for r in c.reasons), "the Spec has no case")
+        lines.append(f"[yellow]not run[/] {s.name}: {why} ({first}); not a pass")
+    failed = [s.name for s in report.specs if s.verdict is Verdict.FAILED]
+    if failed:
+        lines.append(f"[red]some specs failed[/]: {', '.join(failed)}")
+    elif report.passed:
+        lines.append("[green]all specs passed[/]")
+    elif any(s.passed for s in report.specs):
+        lines.append("[green]every Spec that ran passed[/]")
+    return "\n".join(lines)
 
 
 def print_sanitize(console: Console, reports: list[SanitizeReport]) -> None:

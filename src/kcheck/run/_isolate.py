@@ -15,6 +15,7 @@ have one). Each worker redirects its stderr to a file the parent reads after a c
 
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import os
 import signal
@@ -85,8 +86,27 @@ def _cuda_broken() -> str | None:
     return None
 
 
+def _die_with_parent() -> None:
+    """Ask Linux to kill this worker when the process that started it dies, even by SIGKILL: a killed kcheck
+    leaves no worker behind. Elsewhere the worker notices the closed pipe at its next message."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent died before the request took effect
+        os._exit(0)
+
+
 def _serve(conn: Connection, stderr_path: str) -> None:
     """Worker main loop (runs in the child)."""
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C in the terminal is the parent's to handle
     fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 2)
     sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
@@ -102,12 +122,18 @@ def _serve(conn: Connection, stderr_path: str) -> None:
             return
         if msg is None:
             return
-        ref, case, options = msg
+        if msg[0] == "resources":
+            conn.send(_resources(msg[1]))
+            continue
+        _, ref, case, options = msg
         try:
             spec = _find_spec(ref)
             result = run_case(spec, case, device, framework(spec.kernel), options)
         except Exception:
             conn.send(("error", traceback.format_exc(limit=3)))
+            continue
+        except SystemExit as exc:  # the kernel called sys.exit(): a fault of the case, not the end of the worker
+            conn.send(("error", f"the kernel called sys.exit({exc.code!r})"))
             continue
         broken = _cuda_broken()
         if broken:
@@ -116,6 +142,18 @@ def _serve(conn: Connection, stderr_path: str) -> None:
             conn.send(("result", result))
             return  # the context is poisoned: every later CUDA call would fail; a fresh worker takes over
         conn.send(("result", result))
+
+
+def _resources(ref: SpecRef) -> tuple[str, Any]:
+    """The resource report of a Spec's kernels, learned in the worker (it launches the kernel once)."""
+    from .._resources import spec_resources
+
+    try:
+        return "result", spec_resources(_find_spec(ref))
+    except Exception as exc:
+        return "error", f"{type(exc).__name__}: {exc}"
+    except SystemExit as exc:
+        return "error", f"the kernel called sys.exit({exc.code!r})"
 
 
 class Isolated:
@@ -130,6 +168,7 @@ class Isolated:
         self.started = 0  # workers started, for the report's figures
 
     def _start(self) -> None:
+        self._forget_stderr()
         fd, self._stderr = tempfile.mkstemp(prefix="kcheck-worker-", suffix=".stderr")
         os.close(fd)
         parent, child = self._ctx.Pipe()
@@ -140,6 +179,7 @@ class Isolated:
         self.started += 1
 
     def _stop(self, kill: bool = False) -> int | None:
+        """Stop the worker (killed when ``kill`` or when it does not exit within 5 s) and return its exit code."""
         proc, self._proc = self._proc, None
         if self._conn is not None:
             self._conn.close()
@@ -149,7 +189,18 @@ class Isolated:
         if kill and proc.is_alive():
             proc.kill()
         proc.join(5)
+        if proc.is_alive():  # busy in a kernel that ignores the closed pipe
+            proc.kill()
+            proc.join(5)
         return proc.exitcode
+
+    def _forget_stderr(self) -> None:
+        if self._stderr:
+            try:
+                os.unlink(self._stderr)
+            except OSError:
+                pass
+            self._stderr = ""
 
     def _stderr_tail(self, lines: int = 3) -> str:
         try:
@@ -159,19 +210,26 @@ class Isolated:
             return ""
         return " | ".join(text[-lines:])
 
-    def run(self, ref: SpecRef, case: Case, options: RunOptions | None = None) -> CaseResult:
+    def _ready(self) -> Connection:
         if self._proc is None or not self._proc.is_alive():
             self._stop()
             self._start()
         assert self._conn is not None
+        return self._conn
+
+    def run(self, ref: SpecRef, case: Case, options: RunOptions | None = None,
+            timeout: float | None = None) -> CaseResult:
+        """Run one case in the worker; ``timeout`` (default: the worker's) bounds it, ``math.inf`` waits forever."""
+        limit = self.timeout if timeout is None else timeout
+        conn = self._ready()
         t0 = time.perf_counter()
-        self._conn.send((ref, case, options))
-        if not self._conn.poll(self.timeout):
+        conn.send(("case", ref, case, options))
+        if not conn.poll(None if math.isinf(limit) else limit):
             self._stop(kill=True)
-            return _synthetic(case, Status.TIMEOUT, f"did not finish within {self.timeout:g} s (the worker was "
-                                                     "killed; the other cases ran in a fresh one)", t0)
+            return _synthetic(case, Status.TIMEOUT, f"did not finish within {limit:.3g} s (the worker was killed; "
+                                                      "the other cases ran in a fresh one)", t0)
         try:
-            kind, payload = self._conn.recv()
+            kind, payload = conn.recv()
         except (EOFError, OSError):
             code = self._stop()
             why = _exit_reason(code)
@@ -183,6 +241,26 @@ class Isolated:
             self._stop()
         return payload
 
+    def resources(self, ref: SpecRef, timeout: float | None = None) -> list[Any]:
+        """The Spec's resource report, learned in the worker: the interpreted launch it needs runs the user's kernel,
+        which must not run unchecked in kcheck's own process. Raises RuntimeError with the reason when it fails."""
+        limit = self.timeout if timeout is None else timeout
+        conn = self._ready()
+        conn.send(("resources", ref))
+        if not conn.poll(None if math.isinf(limit) else limit):
+            self._stop(kill=True)
+            raise RuntimeError(f"the launch that learns the kernels did not finish within {limit:.3g} s")
+        try:
+            kind, payload = conn.recv()
+        except (EOFError, OSError):
+            code = self._stop()
+            tail = self._stderr_tail()
+            raise RuntimeError(f"the worker crashed: {_exit_reason(code)}"
+                               + (f"; stderr: {tail}" if tail else "")) from None
+        if kind == "error":
+            raise RuntimeError(str(payload))
+        return list(payload)
+
     def close(self) -> None:
         if self._conn is not None:
             try:
@@ -190,11 +268,7 @@ class Isolated:
             except (OSError, BrokenPipeError):
                 pass
         self._stop()
-        if self._stderr:
-            try:
-                os.unlink(self._stderr)
-            except OSError:
-                pass
+        self._forget_stderr()
 
     def __enter__(self) -> Isolated:
         return self
