@@ -224,7 +224,7 @@ class Isolated:
         conn = self._ready()
         t0 = time.perf_counter()
         conn.send(("case", ref, case, options))
-        if not conn.poll(None if math.isinf(limit) else limit):
+        if not conn.poll(_poll_timeout(limit)):
             self._stop(kill=True)
             return _synthetic(case, Status.TIMEOUT, f"did not finish within {limit:.3g} s (the worker was killed; "
                                                       "the other cases ran in a fresh one)", t0)
@@ -247,7 +247,7 @@ class Isolated:
         limit = self.timeout if timeout is None else timeout
         conn = self._ready()
         conn.send(("resources", ref))
-        if not conn.poll(None if math.isinf(limit) else limit):
+        if not conn.poll(_poll_timeout(limit)):
             self._stop(kill=True)
             raise RuntimeError(f"the launch that learns the kernels did not finish within {limit:.3g} s")
         try:
@@ -275,6 +275,11 @@ class Isolated:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _poll_timeout(limit: float) -> float | None:
+    """A limit for ``Connection.poll``: None (wait forever) for inf and for limits past what poll() accepts."""
+    return None if math.isinf(limit) or limit > 1e7 else limit
 
 
 def _exit_reason(code: int | None) -> str:
