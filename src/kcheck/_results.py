@@ -82,6 +82,11 @@ class CaseResult:
         return self.case.id
 
     @property
+    def compared(self) -> bool:
+        """Whether the case compared at least one output element (a case of empty tensors shows nothing)."""
+        return any(c.numel for c in self.comparisons)
+
+    @property
     def ok(self) -> bool:
         return self.status in (Status.PASSED, Status.SKIPPED, Status.UNTRUSTED)
 
@@ -89,9 +94,9 @@ class CaseResult:
 class Verdict(str, enum.Enum):
     """A Spec's verdict. A Spec that ran no case is never a pass."""
 
-    PASSED = "passed"  # at least one case ran and passed, and none failed
+    PASSED = "passed"  # at least one case compared some output elements and passed, and none failed
     FAILED = "failed"  # some case failed, errored, crashed or timed out
-    NOT_RUN = "not run"  # no case ran (every case skipped or untrusted, or none at all)
+    NOT_RUN = "not run"  # no case compared a value (every case skipped, untrusted or empty, or none at all)
 
 
 @dataclass
@@ -108,7 +113,7 @@ class SpecReport:
     def verdict(self) -> Verdict:
         if not all(c.ok for c in self.cases):
             return Verdict.FAILED
-        return Verdict.PASSED if any(c.status is Status.PASSED for c in self.cases) else Verdict.NOT_RUN
+        return Verdict.PASSED if any(c.status is Status.PASSED and c.compared for c in self.cases) else Verdict.NOT_RUN
 
     @property
     def passed(self) -> bool:
