@@ -337,3 +337,18 @@ def test_progress_shows_in_a_log_and_quiet_keeps_only_what_did_not_pass(tmp_path
     assert "failed bad_tail[N=129" in log
     quiet = subprocess.run([*cmd, "-q"], capture_output=True, text=True, timeout=120).stdout
     assert " cases, " not in quiet and "failed bad_tail[N=129" in quiet
+
+
+@pytest.mark.parametrize("kwargs", [dict(cases=5), dict(cases=[]), dict(progress=3), dict(live="x"), dict(dtypes=5),
+                                    dict(large="no"), dict(isolate=1), dict(resources=None), dict(tier=None),
+                                    dict(seeds="2"), dict(order="sideways")])
+def test_wrong_check_arguments_are_spec_errors(kwargs):
+    spec = kcheck.Spec(name="neg", kernel=torch.neg, reference=torch.neg, inputs=[kcheck.Tensor("N")])
+    with pytest.raises(kcheck.SpecError):
+        kcheck.check(spec, **kwargs)
+
+
+@pytest.mark.parametrize("spec", [5, "neg", None, [5]])
+def test_check_refuses_what_is_not_a_spec(spec):
+    with pytest.raises(kcheck.SpecError):
+        kcheck.check(spec)

@@ -28,7 +28,7 @@ Live = Callable[[Report], None]
 
 
 def _versions() -> dict[str, str]:
-    out = {"torch": torch.__version__}
+    out: dict[str, str] = {"torch": str(torch.__version__)}
     for pkg in ("kcheck", "triton"):
         try:
             out[pkg] = version(pkg)
@@ -42,7 +42,9 @@ def select(cases: Iterable[Case], pattern: str | Sequence[str] | None) -> list[C
     cases = list(cases)
     if pattern is None:
         return cases
-    pats = [pattern] if isinstance(pattern, str) else list(pattern)
+    pats = [pattern] if isinstance(pattern, str) else list(pattern) if isinstance(pattern, Sequence) else [None]
+    if not pats or not all(isinstance(p, str) for p in pats):
+        raise SpecError("cases", pattern, "give a case id, a glob or a substring (or a list of them)")
     return [c for c in cases if any(p == c.id or fnmatch.fnmatchcase(c.id, p) or p in c.id for p in pats)]
 
 
@@ -55,6 +57,13 @@ def matrix(spec: Spec, *, tier: str = "default", dtypes: Sequence[str] | None = 
     problem = raw_kernel_problem(spec.kernel)
     if problem:
         raise SpecError("kernel", spec.kernel, problem)
+    dtypes = [dtypes] if isinstance(dtypes, str) else dtypes
+    patterns = [patterns] if isinstance(patterns, str) else patterns
+    for name, value in (("dtypes", dtypes), ("patterns", patterns)):
+        if value is not None and (isinstance(value, bytes) or not isinstance(value, Sequence)):
+            raise SpecError(name, value, "give a list such as ['fp32', 'bf16'], or None for the Spec's own")
+    if not isinstance(large, bool):
+        raise SpecError("large", large, "give True or False")
     dev = device or detect()
     return select(build_matrix(spec, dev, tier=tier, large=large, precisions=dtypes, patterns=patterns, seeds=seeds),
                   cases)
@@ -226,6 +235,12 @@ def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequenc
     """
     if order not in ("sequential", "reversed", "random"):
         raise SpecError("order", order, "use 'sequential', 'reversed' or 'random'")
+    for flag, value in (("isolate", isolate), ("interpreter_checks", interpreter_checks), ("resources", resources)):
+        if not isinstance(value, bool):
+            raise SpecError(flag, value, "give True or False")
+    for name, fn in (("progress", progress), ("live", live)):
+        if fn is not None and not callable(fn):
+            raise SpecError(name, fn, "give a callable or None")
     options = RunOptions(bool(interpreter_checks), order)
     limit = _timeout(timeout)
     specs = _specs(spec)
