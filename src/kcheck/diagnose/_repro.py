@@ -1,9 +1,12 @@
 """The minimal repro: a standalone script, readable without kcheck, that rebuilds the smallest failing case and
 fails (exit 1) while the bug is there.
 
-The failing inputs are saved beside it (``torch.save``), so the script replays exactly what failed; the kernel and
-the reference are taken from the user's own module. Outputs are filled with NaN before the call (and
-``torch.empty`` inside the launcher returns NaN), as kcheck does, so an element the kernel never writes shows.
+The failing inputs are saved beside it (``torch.save``), so the script replays exactly what failed; it loads them
+with ``weights_only=True``, so a crafted inputs file cannot run code (an input such a load refuses, a Custom input's
+own class, gets no script). The kernel and the reference are taken from the user's own module, whose path, like
+every other value the script spells, is written as a Python literal (repr) or escaped, whatever characters it
+holds. Outputs are filled with NaN before the call (and ``torch.empty`` inside the launcher returns NaN), as kcheck
+does, so an element the kernel never writes shows.
 The check is ``torch.testing.assert_close`` with kcheck's tolerance for that case written out as numbers, plus
 the same-precision baseline rule when that is what failed. When what failed is a memory access that kcheck's checks
 in Triton's interpreter found (an off-by-one mask reads one element past the end and may not change a value), the
@@ -13,6 +16,7 @@ it says to run it under compute-sanitizer.
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 import time
@@ -27,10 +31,10 @@ from ..cases import make_args
 TEMPLATE = '''#!/usr/bin/env python3
 """Minimal repro written by `kcheck debug` on {date}.
 
-Spec {spec!r} from {path}
-Case {case_id}
-{cause}
-Run it from anywhere: python {script_name}   (exit 1 while the bug is there, 0 once it is fixed, 3 if the
+Spec {doc_spec} from {doc_path}
+Case {doc_case_id}
+{doc_cause}
+Run it from anywhere: python {doc_script_name}   (exit 1 while the bug is there, 0 once it is fixed, 3 if the
 kernel or this script raised)
 """
 
@@ -65,8 +69,9 @@ sys.path.insert(0, os.path.dirname(SPEC_FILE))
 spec_module.loader.exec_module(module)
 spec = next(v for v in vars(module).values() if getattr(v, "name", None) == {spec!r} and hasattr(v, "reference"))
 
-# the exact inputs of the failing case (seed {seed}, pattern {pattern!r}, sizes {sizes})
-saved = torch.load(os.path.join(HERE, {inputs_name!r}), weights_only=False)
+# the exact inputs of the failing case ({inputs_comment}); plain data only (tensors, numbers,
+# strings, lists, dicts): a file that holds anything else (code to run on loading) is refused
+saved = torch.load(os.path.join(HERE, {inputs_name!r}), weights_only=True)
 
 
 def rebuild(x):
@@ -148,7 +153,9 @@ def write_repro(spec: Spec, spec_file: str, result: CaseResult, out_dir: Path, d
             raise ValueError(f"config {key}={value!r} is not a Python literal: the script cannot rebuild it")
     args = make_args(spec, case, device)
     inputs_name = f"repro_{spec.name}.inputs.pt"
-    torch.save([_saved(a) for a in args], out_dir / inputs_name)
+    saved = [_saved(a) for a in args]
+    torch.save(saved, out_dir / inputs_name)
+    _loads_safely(out_dir / inputs_name, saved)
     if spec.outputs is not None:
         shapes = []
         for t in spec.outputs:
@@ -170,7 +177,7 @@ def write_repro(spec: Spec, spec_file: str, result: CaseResult, out_dir: Path, d
     findings = [f for f in result.findings if f.tool == "interpreter"]
     if findings:  # what failed is a memory access the values may not show: check the accesses as kcheck did
         f = findings[0]
-        call = (f"# kcheck found: {f.message[:140]}\n#   at {f.file}:{f.line}\n"
+        call = (f"# kcheck found: {_comment(f.message[:140])}\n#   at {_comment(f'{f.file}:{f.line}')}\n"
                 "# Triton's interpreter with kcheck's memory and race checks shows it again; on a GPU, run this\n"
                 "# script under compute-sanitizer (memcheck / racecheck) instead.\n"
                 "import contextlib\n\n"
@@ -185,13 +192,35 @@ def write_repro(spec: Spec, spec_file: str, result: CaseResult, out_dir: Path, d
     baseline = [(c.baseline.factor, c.baseline.floor) if c.baseline is not None and c.baseline.required else None
                 for c in result.comparisons]
     script = out_dir / f"repro_{spec.name}.py"
+    path = str(Path(spec_file).resolve())
     script.write_text(TEMPLATE.format(
-        date=time.strftime("%Y-%m-%d"), spec=spec.name, path=str(Path(spec_file).resolve()), case_id=case.id,
-        cause=f"Likely cause: {cause}" if cause else "", script_name=script.name, seed=case.seed,
-        pattern=case.pattern, sizes=case.sizes, inputs_name=inputs_name, config=case.config_dict, call=call,
-        tolerances=tolerances or [(0.0, 0.0)], baseline=baseline or [None],
-        noop=[_noop_of(result, i) for i in range(max(len(result.comparisons), 1))]))
+        date=time.strftime("%Y-%m-%d"), doc_spec=_doc(repr(spec.name)), doc_path=_doc(path),
+        doc_case_id=_doc(case.id), doc_cause=_doc(f"Likely cause: {cause}" if cause else ""),
+        doc_script_name=_doc(script.name), spec=spec.name, path=path,
+        inputs_comment=_comment(f"seed {case.seed}, pattern {case.pattern!r}, sizes {case.sizes}"),
+        inputs_name=inputs_name, config=case.config_dict, call=call, tolerances=tolerances or [(0.0, 0.0)],
+        baseline=baseline or [None], noop=[_noop_of(result, i) for i in range(max(len(result.comparisons), 1))]),
+        encoding="utf-8")
     return script
+
+
+def _doc(text: str) -> str:
+    """``text`` as it may stand inside the script's triple-quoted docstring and read back as itself: backslashes,
+    double quotes and unprintable characters (a newline in a path included) escaped."""
+    out = []
+    for c in text:
+        if c == '"':
+            out.append('\\"')
+        elif c == "\\" or not c.isprintable():
+            out.append(repr(c)[1:-1])
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _comment(text: str) -> str:
+    """``text`` on one comment line: a newline (or any unprintable character) in it cannot end the comment."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _saved(a: object) -> object:
@@ -203,6 +232,27 @@ def _saved(a: object) -> object:
     span = a.untyped_storage().nbytes() // a.element_size()
     storage = torch.as_strided(a.detach(), (span,), (1,), 0).cpu().clone()
     return {"storage": storage, "size": tuple(a.size()), "stride": tuple(a.stride()), "offset": a.storage_offset()}
+
+
+def _loads_safely(file: Path, saved: list[object]) -> None:
+    """The script loads its inputs with ``weights_only=True`` (a crafted file cannot run code): raise ValueError,
+    naming the inputs, when one of them is an object that such a load refuses (a Custom input's own class)."""
+    try:
+        torch.load(file, weights_only=True)
+    except Exception as exc:
+        file.unlink(missing_ok=True)
+        refused = []
+        for i, value in enumerate(saved):
+            buffer = io.BytesIO()
+            torch.save(value, buffer)
+            buffer.seek(0)
+            try:
+                torch.load(buffer, weights_only=True)
+            except Exception:
+                refused.append(f"input {i} ({type(value).__name__})")
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"{', '.join(refused) or 'an input'} cannot be loaded back safely (torch.load with "
+                         f"weights_only=True refuses it): {first}") from exc
 
 
 def _noop_of(result: CaseResult, i: int) -> str | None:
@@ -222,6 +272,7 @@ def _storage(precision: str) -> str:
 
 def run_repro(script: Path, timeout: float = 300.0) -> tuple[int | None, float, str]:
     """Run the script in a fresh interpreter; (exit code or None on timeout, seconds, last lines of output)."""
+    script = script.resolve()  # it runs from its own folder: a path relative to ours would not be found there
     t0 = time.perf_counter()
     try:
         proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=timeout,
