@@ -1,6 +1,7 @@
 """Isolation: a crash or a hang costs one case; every other result is kept and judged as it would be alone."""
 
 import importlib
+import re
 
 import pytest
 
@@ -25,7 +26,8 @@ def test_interpreter_crashes_and_a_hang_are_reported_and_nothing_else_is_lost():
     crashed = next(c for c in isolated.cases if c.id == "crash_and_hang[N=17,fp32,randn,seed=0]")
     assert crashed.reasons[0].startswith("crashed: killed by SIGSEGV")
     hung = next(c for c in isolated.cases if c.status is Status.TIMEOUT)
-    assert hung.reasons[0].startswith("did not finish within 5 s")
+    # 5 s for a case as costly as the nominal one, scaled by the machine's load, then one retry at 4x
+    assert re.match(r"did not finish within [0-9.]+ s, nor within [0-9.]+ s on a retry", hung.reasons[0])
     alone = kcheck.check(spec, large=False, cases=[i for i in ids if i not in BAD], interpreter_checks=False)
     assert {c.id: c.status for c in alone.cases} == {i: s for i, s in got.items() if i not in BAD}
     assert not isolated.passed and alone.passed

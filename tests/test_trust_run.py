@@ -352,3 +352,23 @@ def test_wrong_check_arguments_are_spec_errors(kwargs):
 def test_check_refuses_what_is_not_a_spec(spec):
     with pytest.raises(kcheck.SpecError):
         kcheck.check(spec)
+
+
+def test_the_cli_says_which_files_it_imported_and_why_others_were_not(tmp_path, capsys):
+    _write(tmp_path, "neg_spec.py", NEG)
+    (tmp_path / "setup.py").write_text("import kcheck\nraise SystemExit('setup.py must not run')\n")
+    (tmp_path / "helpers.py").write_text("X = 1\n")
+    assert main(["check", str(tmp_path), "-q", "--tier", "quick", "--no-isolate", "--no-large"]) == ExitCode.OK
+    out = capsys.readouterr().out
+    assert f"imported 1 file(s): {tmp_path / 'neg_spec.py'}" in out
+    assert main(["check", str(tmp_path), "-q", "--spec", "none"]) == ExitCode.NO_SPECS
+    assert "skipped 2 .py file(s) that cannot hold a Spec" in capsys.readouterr().out
+
+
+def test_a_file_that_blocks_at_import_is_reported_not_waited_on(tmp_path, capsys):
+    _write(tmp_path, "blocks.py", "import time, kcheck\nwhile True:\n    time.sleep(0.05)\n")
+    _write(tmp_path, "neg_spec.py", NEG)
+    t0 = time.perf_counter()
+    code = main(["check", str(tmp_path), "-q", "--tier", "quick", "--no-isolate", "--import-timeout", "1"])
+    assert code == ExitCode.NO_SPECS and time.perf_counter() - t0 < 30
+    assert "import did not finish within 1 s" in capsys.readouterr().out

@@ -40,6 +40,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(ExitCode.USAGE, f"{self.prog}: error: {message}\n")
 
 
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds >= 0")
+    return value
+
+
+def _import_timeout(p: argparse.ArgumentParser) -> None:
+    from ._discover import IMPORT_TIMEOUT
+
+    p.add_argument("--import-timeout", type=_seconds, default=IMPORT_TIMEOUT, metavar="S",
+                   help=f"seconds each Spec file may take to import (default {IMPORT_TIMEOUT:g}; 0: no limit)")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="kcheck", description="Check GPU kernels against a float64 reference.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -69,6 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--html", metavar="OUT", help="write an HTML report with error maps of the failing cases to OUT")
     c.add_argument("--debug", action="store_true",
                    help="on a failing Spec, run the debugger (bisection, diagnosis, minimal repro) after the check")
+    _import_timeout(c)
     c.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bar or progress lines: only a line per case that did not pass, as it comes")
     z = sub.add_parser("sanitize", help="run compute-sanitizer's tools over the Specs' small edge cases (GPU only)")
@@ -81,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     z.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="sanitized processes at once (default: every tool at the same time; 1: one after another)")
     z.add_argument("--json", metavar="OUT", help="write the findings as JSON to OUT")
+    _import_timeout(z)
     d = sub.add_parser("debug", help="on failing Specs: bisection over sizes, data, magnitudes and code stages, a "
                        "ranked diagnosis, the smallest failing case and a standalone repro script")
     d.add_argument("paths", nargs="+", metavar="PATH")
@@ -91,9 +107,11 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--html", metavar="OUT", help="also write an HTML report with error maps to OUT")
     d.add_argument("--json", metavar="OUT", help="write the diagnoses as JSON to OUT")
     d.add_argument("--no-large", action="store_true", help="leave out the past-2**31-element cases")
+    _import_timeout(d)
     doc = sub.add_parser("doctor", help="run the ten-step debugging checklist on each Spec, in order")
     doc.add_argument("paths", nargs="+", metavar="PATH")
     doc.add_argument("--spec", action="append", metavar="NAME", help="only the Spec(s) with this name")
+    _import_timeout(doc)
     lint = sub.add_parser("lint", help="static checks of CUDA C and Triton sources: int32 index overflow, unmasked "
                           "accesses, divergent barriers (no GPU, nothing imported)")
     lint.add_argument("paths", nargs="+", metavar="PATH", help="a .py/.cu/.cuh/.cpp/.h file or a folder (recursive)")
@@ -139,19 +157,35 @@ def _console() -> Console:
 
 
 def _load(console: Console, args: argparse.Namespace) -> tuple[list[Spec], bool]:
+    """The Specs of the paths (the discovery rule: ``kcheck._discover``), saying which files were imported."""
+    from collections import Counter
+
     from ._discover import discover
 
     enable_interpreter_if_no_gpu()
     specs: list[Spec] = []
     broken = False
+    imported: list[str] = []
+    skipped: Counter[str] = Counter()
+    limit = getattr(args, "import_timeout", None)
     for path in args.paths:
-        for found in discover(path):
+        for found in discover(path, import_timeout=limit or None):
+            if not found.imported:
+                skipped[found.skipped or ""] += 1
+                continue
+            imported.append(str(found.path))
             if found.error:
-                console.print(f"[red]error[/] importing {found.path}: {found.error}", highlight=False)
+                console.print(f"[red]error[/] in {found.path}: {found.error}", highlight=False)
                 broken = True
             specs += [s for s in found.specs if not args.spec or s.name in args.spec]
+    shown = ", ".join(imported[:8]) + (f" and {len(imported) - 8} more" if len(imported) > 8 else "")
+    console.print(f"imported {len(imported)} file(s): {shown or '-'}", highlight=False, soft_wrap=True)
     if not specs:
         console.print("no kcheck.Spec found" + (f" named {args.spec}" if args.spec else "") + f" in {args.paths}")
+        if skipped:
+            why = "; ".join(f"{reason}: {n}" for reason, n in skipped.most_common())
+            console.print(f"skipped {sum(skipped.values())} .py file(s) that cannot hold a Spec ({why}); name a file "
+                          "to import it anyway", highlight=False, soft_wrap=True)
     return specs, broken
 
 

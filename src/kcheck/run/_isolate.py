@@ -60,7 +60,7 @@ def locate(spec: Spec) -> SpecRef | None:
 def _find_spec(ref: SpecRef) -> Spec:
     from .._discover import load_module
 
-    module = load_module(Path(ref.path))
+    module = load_module(Path(ref.path), import_timeout=None)  # the case's own limit bounds the worker
     for value in vars(module).values():
         if isinstance(value, Spec) and value.name == ref.name:
             variant = getattr(ref, "variant", None)  # the debugger's probes: a described change of the Spec
