@@ -65,7 +65,10 @@ def precision(value: object, argument: str = "dtypes") -> Precision:
     if isinstance(value, Precision):
         return value
     key = value if isinstance(value, torch.dtype) else (value.lower() if isinstance(value, str) else value)
-    name = key if isinstance(key, str) and key in PRECISIONS else _ALIASES.get(key)  # type: ignore[arg-type]
+    try:
+        name = key if isinstance(key, str) and key in PRECISIONS else _ALIASES.get(key)  # type: ignore[arg-type]
+    except TypeError:  # unhashable: a list where a name was expected
+        name = None
     if name is None:
         raise SpecError(argument, value, f"use one of {sorted(PRECISIONS)} or the matching torch dtype")
     return PRECISIONS[name]

@@ -11,6 +11,8 @@ receives the same inputs with floating tensors upcast to float64 and returns the
 
 from __future__ import annotations
 
+import math
+import numbers
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +33,19 @@ PATTERNS = ("randn", "zeros", "ones", "eye", "arange", "large", "tiny", "nonfini
 LAYOUTS = ("contiguous", "strided")
 
 
+def _is_int(v: object) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _is_number(v: object) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def _check_name(argument: str, name: object) -> None:
+    if name is not None and not isinstance(name, str):
+        raise SpecError(argument, name, "give a short string that names the argument in reports, or None")
+
+
 def _check_dims(argument: str, dims: Sequence[str | int]) -> tuple[str | int, ...]:
     for d in dims:
         if isinstance(d, bool) or not isinstance(d, (str, int)):
@@ -42,39 +57,118 @@ def _check_dims(argument: str, dims: Sequence[str | int]) -> tuple[str | int, ..
     return tuple(dims)
 
 
-@dataclass(frozen=True)
+def _sequence(argument: str, value: object, example: str) -> tuple[Any, ...]:
+    """``value`` as a tuple when it is a list or tuple (or another non-string sequence), else a SpecError."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
+        raise SpecError(argument, value, f"give a list, e.g. {argument}={example}")
+    return tuple(value)
+
+
+@dataclass(frozen=True, init=False)
 class Dim:
     """How kcheck sizes one named dimension.
 
-    ``sizes`` replaces the systematic set (0, 1, 17, 31-33, ...); ``real`` adds real model dimensions;
-    ``multiple_of`` keeps every size a multiple (for kernels that document such a constraint: say so, it is a
-    finding in itself); ``min``/``max`` clip the set; ``large=False`` keeps this dimension out of the
-    past-2**31 case.
+    ``sizes`` replaces the systematic set (0, 1, 17, 31-33, ...); ``real`` adds real model dimensions (clipped into
+    the constraints); ``multiple_of`` keeps every size a multiple (for kernels that document such a constraint: say
+    so, it is a finding in itself); ``min``/``max`` bound every size kcheck uses (0 stays in the set while
+    ``min`` is 0); ``large=False`` keeps this dimension out of the past-2**31 case. ``nominal`` (default: 128
+    clipped into the constraints) is the size the other dimensions vary around; it must satisfy the constraints.
+    Declared ``sizes`` must satisfy them too.
     """
 
-    nominal: int = 128
-    sizes: Sequence[int] | None = None
-    real: Sequence[int] = (37, 2880, 128256)
-    min: int = 0
-    max: int | None = None
-    multiple_of: int = 1
-    large: bool = True
+    nominal: int
+    sizes: tuple[int, ...] | None
+    real: tuple[int, ...]
+    min: int
+    max: int | None
+    multiple_of: int
+    large: bool
 
-    def __post_init__(self) -> None:
-        for arg, v in (("Dim.nominal", self.nominal), ("Dim.min", self.min), ("Dim.multiple_of", self.multiple_of)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+    def __init__(self, nominal: int | None = None, sizes: Sequence[int] | None = None,
+                 real: Sequence[int] = (37, 2880, 128256), min: int = 0, max: int | None = None,
+                 multiple_of: int = 1, large: bool = True) -> None:
+        for arg, v in (("Dim.min", min), ("Dim.multiple_of", multiple_of)):
+            if not _is_int(v) or v < 0:
                 raise SpecError(arg, v, "give a non-negative int")
-        if self.multiple_of < 1:
-            raise SpecError("Dim.multiple_of", self.multiple_of, "give an int >= 1 (1 means no constraint)")
-        if self.max is not None and self.max < max(self.min, 1):
-            raise SpecError("Dim.max", self.max, f"give an int >= min={self.min} and >= 1, or None")
-        if self.nominal % self.multiple_of:
-            raise SpecError("Dim.nominal", self.nominal, f"give a multiple of multiple_of={self.multiple_of}")
+        if multiple_of < 1:
+            raise SpecError("Dim.multiple_of", multiple_of, "give an int >= 1 (1 means no constraint)")
+        if max is not None and (not _is_int(max) or max < 1):
+            raise SpecError("Dim.max", max, "give an int >= 1, or None for no bound")
+        if max is not None and max < min:
+            raise SpecError("Dim.max", max, f"give an int >= min={min}, or None")
+        if not isinstance(large, bool):
+            raise SpecError("Dim.large", large, "give True or False")
+        object.__setattr__(self, "min", int(min))
+        object.__setattr__(self, "max", None if max is None else int(max))
+        object.__setattr__(self, "multiple_of", int(multiple_of))
+        object.__setattr__(self, "large", large)
+        lo, hi = self.bounds()
+        if hi is not None and lo > hi:
+            raise SpecError("Dim(min, max, multiple_of)", (min, max, multiple_of),
+                            f"no size >= 1 in [{min}, {max}] is a multiple of {multiple_of}: widen min/max or "
+                            "change multiple_of")
+        if nominal is None:
+            nominal = self.clip(128)
+        elif not _is_int(nominal) or nominal < 1:
+            raise SpecError("Dim.nominal", nominal, "give an int >= 1 (0 is in the size set already)")
+        elif nominal % multiple_of:
+            raise SpecError("Dim.nominal", nominal, f"give a multiple of multiple_of={multiple_of}")
+        elif not self.allows(nominal):
+            raise SpecError("Dim.nominal", nominal, f"give a size within min={min} and max={max}")
+        object.__setattr__(self, "nominal", int(nominal))
+        if sizes is not None:
+            sizes = _sequence("Dim.sizes", sizes, "[64, 128, 4096]")
+            if not sizes:
+                raise SpecError("Dim.sizes", list(sizes), "list at least one size, or leave sizes=None")
+            for v in sizes:
+                if not _is_int(v) or v < 0:
+                    raise SpecError("Dim.sizes", v, "each size is a non-negative int")
+                if not self.allows(v):
+                    raise SpecError("Dim.sizes", v, f"each size must satisfy min={min}, max={max} and "
+                                                    f"multiple_of={multiple_of}")
+            sizes = tuple(int(v) for v in sizes)
+        object.__setattr__(self, "sizes", sizes)
+        real = _sequence("Dim.real", real, "[4096, 128256]")
+        for v in real:
+            if not _is_int(v) or v < 0:
+                raise SpecError("Dim.real", v, "each real size is a non-negative int")
+        object.__setattr__(self, "real", tuple(int(v) for v in real))
+
+    def bounds(self) -> tuple[int, int | None]:
+        """The smallest and largest size >= 1 this dimension allows (None: no largest)."""
+        m = self.multiple_of
+        lo = -(-max(self.min, 1) // m) * m
+        hi = None if self.max is None else self.max // m * m
+        return lo, hi
+
+    def allows(self, size: int) -> bool:
+        """Whether ``size`` satisfies min, max and multiple_of (0 only while min is 0)."""
+        if size == 0:
+            return self.min == 0
+        lo, hi = self.bounds()
+        return size >= lo and (hi is None or size <= hi) and size % self.multiple_of == 0
+
+    def clip(self, size: int) -> int:
+        """The size this dimension allows nearest above ``size`` (below, past max); 0 stays 0 while min is 0."""
+        if size <= 0 and self.min == 0:
+            return 0
+        lo, hi = self.bounds()
+        size = max(size, lo)
+        size += -size % self.multiple_of
+        return size if hi is None else min(size, hi)
+
+
+def _check_dtype(argument: str, dtype: object) -> None:
+    if dtype is not None and not isinstance(dtype, torch.dtype):
+        raise SpecError(argument, dtype, "give a torch dtype such as torch.float32, or None")
+    if isinstance(dtype, torch.dtype) and dtype.is_complex:
+        raise SpecError(argument, dtype, "kcheck compares real tensors: give a real dtype such as torch.float32")
 
 
 @dataclass(frozen=True)
 class Tensor:
-    """A floating tensor whose shape is named dimensions (or fixed ints).
+    """A tensor whose shape is named dimensions (or fixed ints): floating as an input, floating or integer as an
+    output.
 
     ``dtype`` pins a dtype (else the case's precision decides); ``pattern`` pins a data pattern (else the case's);
     ``mutated=True`` declares that the kernel writes this input on purpose (in place), so kcheck does not report it.
@@ -89,21 +183,28 @@ class Tensor:
     def __init__(self, *dims: str | int, dtype: torch.dtype | None = None, pattern: str | None = None,
                  mutated: bool = False, name: str | None = None) -> None:
         object.__setattr__(self, "dims", _check_dims("Tensor(*dims)", dims))
-        if dtype is not None and not isinstance(dtype, torch.dtype):
-            raise SpecError("Tensor(dtype)", dtype, "give a torch dtype such as torch.float32, or None")
+        _check_dtype("Tensor(dtype)", dtype)
         if pattern is not None and pattern not in PATTERNS:
             raise SpecError("Tensor(pattern)", pattern, f"use one of {list(PATTERNS)} or None")
+        if not isinstance(mutated, bool):
+            raise SpecError("Tensor(mutated)", mutated, "give True or False")
+        _check_name("Tensor(name)", name)
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "pattern", pattern)
         object.__setattr__(self, "mutated", mutated)
         object.__setattr__(self, "name", name)
 
 
+_INDEX_DTYPES = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
+
+
 @dataclass(frozen=True)
 class Index:
     """An integer tensor whose values lie in [low, high): ``Index("T", high="V")`` holds token ids below V.
 
-    ``high`` is a dimension name or an int. kcheck always includes the extreme values low and high-1.
+    ``high`` is a dimension name or an int > ``low``; with a dimension name, ``low`` is >= 0 and a case where the
+    dimension is <= ``low`` while the tensor has elements cannot be built (it is skipped, and a Spec where no size
+    of the dimension is above ``low`` is refused). kcheck always includes the extreme values low and high-1.
     """
 
     dims: tuple[str | int, ...]
@@ -117,20 +218,54 @@ class Index:
         object.__setattr__(self, "dims", _check_dims("Index(*dims)", dims))
         if isinstance(high, bool) or not isinstance(high, (str, int)):
             raise SpecError("Index(high)", high, "give a dimension name such as 'V' or an int")
-        if dtype not in (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8):
+        if isinstance(high, str) and not _NAME.match(high):
+            raise SpecError("Index(high)", high, "a dimension name is an identifier such as 'V'")
+        if dtype not in _INDEX_DTYPES:
             raise SpecError("Index(dtype)", dtype, "give an integer dtype such as torch.int64 or torch.int32")
+        if not _is_int(low):
+            raise SpecError("Index(low)", low, "give an int (the smallest index value)")
+        info = torch.iinfo(dtype)
+        if isinstance(high, str):
+            if low < 0:
+                raise SpecError("Index(low)", low, f"give an int >= 0: high={high!r} is a size, so values lie in "
+                                                   f"[low, {high})")
+        else:
+            if high < 1:
+                raise SpecError("Index(high)", high, "give an int >= 1 (values lie in [low, high))")
+            if high <= low:
+                raise SpecError("Index(high)", high, f"give an int > low={low}: values lie in [low, high)")
+            if high - 1 > info.max:
+                raise SpecError("Index(high)", high, f"values up to {high - 1} do not fit {dtype}: give a wider "
+                                                     "dtype such as torch.int64")
+        if low < info.min or low > info.max:
+            raise SpecError("Index(low)", low, f"{low} does not fit {dtype}: give a wider dtype")
+        _check_name("Index(name)", name)
         object.__setattr__(self, "high", high)
-        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "low", int(low))
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "name", name)
 
 
 @dataclass(frozen=True)
 class Scalar:
-    """A scalar argument: a constant, or a function of the case's sizes (``Scalar(lambda d: d["N"])``)."""
+    """A scalar argument: a constant (a number, a bool, a string, None), or a function of the case's sizes
+    (``Scalar(lambda d: d["N"])``). A tensor is a ``Tensor``; anything else is built by ``Custom``."""
 
     value: Any
     name: str | None = None
+
+    def __post_init__(self) -> None:
+        v = self.value
+        if isinstance(v, torch.Tensor):
+            raise SpecError("Scalar(value)", v, "declare a tensor argument as kcheck.Tensor (or build it with "
+                                                "kcheck.Custom)")
+        if not (callable(v) or v is None or isinstance(v, (numbers.Number, str))):
+            raise SpecError("Scalar(value)", v, "give a number, a bool, a string, or a function of the sizes such "
+                                                "as lambda d: 1 / d['N']; build other objects with kcheck.Custom")
+        if isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isnan(float(v)):
+            raise SpecError("Scalar(value)", v, "a NaN scalar turns the reference into NaN wherever it is used, and "
+                                                "NaN matches NaN: give a number")
+        _check_name("Scalar(name)", self.name)
 
 
 @dataclass(frozen=True)
@@ -141,28 +276,87 @@ class Custom:
     make: Callable[[CaseContext], Any]
     name: str | None = None
 
+    def __post_init__(self) -> None:
+        if not callable(self.make):
+            raise SpecError("Custom(make)", self.make, "give a callable taking a kcheck.CaseContext")
+        _check_name("Custom(name)", self.name)
+
 
 Input = Tensor | Index | Scalar | Custom
 
 
-def _as_precisions(dtypes: Sequence[object]) -> tuple[Precision, ...]:
+def _as_precisions(dtypes: object) -> tuple[Precision, ...]:
     if isinstance(dtypes, (str, torch.dtype)):
         dtypes = [dtypes]
+    if isinstance(dtypes, Mapping) or not isinstance(dtypes, Sequence):
+        raise SpecError("dtypes", dtypes, "give a list of precisions, e.g. ['fp32', 'bf16']")
     out = tuple(precision(d, "dtypes") for d in dtypes)
     if not out:
         raise SpecError("dtypes", list(dtypes), "list at least one precision, e.g. ['fp32', 'bf16']")
     return out
 
 
+def _tolerance_number(argument: str, value: object, what: str) -> float:
+    if not _is_number(value):
+        raise SpecError(argument, value, f"give a number such as 1e-3 (the {what}), a dict per precision name, "
+                                         "or None for the table")
+    v = float(value)  # type: ignore[arg-type]
+    if math.isnan(v) or math.isinf(v):
+        raise SpecError(argument, value, f"give a finite number >= 0: a {what} of {v} lets every comparison pass")
+    if v < 0:
+        raise SpecError(argument, value, f"give a number >= 0: a negative {what} fails every comparison")
+    return v
+
+
+def _tolerance(argument: str, value: object, precisions: tuple[Precision, ...]) -> float | dict[str, float] | None:
+    """A user's rtol/atol: None, one number for every precision, or a number per precision name the Spec runs."""
+    what = "relative tolerance" if argument == "rtol" else "absolute tolerance"
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        return _tolerance_number(argument, value, what)
+    names = [p.name for p in precisions]
+    out: dict[str, float] = {}
+    for key, v in value.items():
+        try:
+            name = precision(key, argument).name
+        except SpecError:
+            raise SpecError(argument, key, f"key the dict by the precisions the Spec runs: {names}") from None
+        if name not in names:
+            raise SpecError(argument, key, f"this Spec does not run {name}; key the dict by its precisions: {names}")
+        out[name] = _tolerance_number(f"{argument}[{key!r}]", v, what)
+    return out
+
+
+def _index_problems(index: Index, dim: Dim) -> None:
+    """Refuse an Index whose named ``high`` no size of its dimension makes valid (or that its dtype cannot hold
+    at the nominal size)."""
+    assert isinstance(index.high, str)
+    _lo, hi = dim.bounds()
+    if hi is not None and hi <= index.low:
+        raise SpecError("Index(high)", index.high,
+                        f"every size of {index.high!r} is <= low={index.low} (max={dim.max}), so no index value "
+                        f"is valid: raise dims[{index.high!r}].max or lower low")
+    if dim.nominal <= index.low:
+        raise SpecError("Index(high)", index.high,
+                        f"the nominal size of {index.high!r} ({dim.nominal}) is <= low={index.low}: give "
+                        f"dims[{index.high!r}] a nominal above {index.low}")
+    top = torch.iinfo(index.dtype).max
+    if dim.nominal - 1 > top:
+        raise SpecError("Index(dtype)", index.dtype,
+                        f"the nominal size of {index.high!r} ({dim.nominal}) passes {index.dtype}'s largest value "
+                        f"{top}: give a wider dtype or dims[{index.high!r}] = kcheck.Dim(max={top + 1})")
+
+
 @dataclass
 class Spec:
     """A kernel's contract. See the module docstring for the calling convention; every argument is keyword-only.
 
-    ``reduce`` names the reduction dimension(s): the tolerance widens with sqrt(length) (M2).
+    ``reduce`` names the reduction dimension(s): the tolerance widens with sqrt(length).
     ``baseline`` (default ``True``) also runs ``reference`` on the un-upcast inputs, in the case's precision, and
     requires the kernel's error to be at most ``baseline_factor`` times that baseline's (FlashAttention's rule);
     pass a callable to use another same-precision baseline, or ``False`` to turn it off.
-    ``rtol``/``atol`` override the table, per precision name or for all.
+    ``rtol``/``atol`` override the table: a finite number >= 0, or a dict keyed by the precisions the Spec runs.
     ``benign`` declares intended races between programs, left out by the interpreter's race check:
     ``[("out", "write-write")]`` (an argument name and "write-write", "read-write" or "any"), or predicates.
     ``stages`` declares partial versions of the kernel for code bisection (``kcheck debug``), in pipeline order:
@@ -197,18 +391,32 @@ class Spec:
         for arg in ("kernel", "reference"):
             if not callable(getattr(self, arg)):
                 raise SpecError(arg, getattr(self, arg), "give a callable (a launcher function, a torch op, ...)")
-        self.inputs = tuple(self.inputs)
+        if isinstance(self.inputs, (Tensor, Index, Scalar, Custom)):
+            raise SpecError("inputs", self.inputs, "give a list of inputs, e.g. inputs=[kcheck.Tensor('N')]")
+        self.inputs = _sequence("inputs", self.inputs, "[kcheck.Tensor('M', 'N')]")
         if not self.inputs:
             raise SpecError("inputs", [], "declare at least one input, e.g. [kcheck.Tensor('M', 'N')]")
         for i, inp in enumerate(self.inputs):
             if not isinstance(inp, (Tensor, Index, Scalar, Custom)):
                 raise SpecError(f"inputs[{i}]", inp, "use kcheck.Tensor, kcheck.Index, kcheck.Scalar or kcheck.Custom")
+            if isinstance(inp, Tensor) and inp.dtype is not None and not inp.dtype.is_floating_point:
+                raise SpecError(f"inputs[{i}]", inp, "a Tensor input is floating: declare integer inputs as "
+                                                     "kcheck.Index(..., high=..., dtype=...) or build them with "
+                                                     "kcheck.Custom")
         if self.outputs is not None:
-            self.outputs = tuple(self.outputs)
+            if isinstance(self.outputs, Tensor):
+                raise SpecError("outputs", self.outputs, "give a list of outputs, e.g. outputs=[kcheck.Tensor('N')]")
+            self.outputs = _sequence("outputs", self.outputs, "[kcheck.Tensor('M', 'N')]")
+            if not self.outputs:
+                raise SpecError("outputs", [], "declare at least one output, or leave outputs=None when the kernel "
+                                               "returns its outputs")
             for i, out in enumerate(self.outputs):
                 if not isinstance(out, Tensor):
                     raise SpecError(f"outputs[{i}]", out, "declare outputs as kcheck.Tensor(...) or leave outputs=None")
         self.precisions = _as_precisions(self.dtypes)
+        if not isinstance(self.dims, Mapping):
+            raise SpecError("dims", self.dims, "give a dict of dimension name to kcheck.Dim, e.g. "
+                                               "dims={'N': kcheck.Dim(nominal=1024)}")
         self.dims = dict(self.dims)
         named = self.dim_names()
         for d, v in self.dims.items():
@@ -217,37 +425,60 @@ class Spec:
             if not isinstance(v, Dim):
                 raise SpecError(f"dims[{d!r}]", v, "give a kcheck.Dim(...)")
         for inp in self.inputs:
-            if isinstance(inp, Index) and isinstance(inp.high, str) and inp.high not in named:
-                raise SpecError("Index(high)", inp.high, f"name a dimension the spec uses: {sorted(named)}")
-        self.reduce = tuple(self.reduce)
+            if isinstance(inp, Index) and isinstance(inp.high, str):
+                if inp.high not in named:
+                    raise SpecError("Index(high)", inp.high, f"name a dimension the spec uses: {sorted(named)}")
+                _index_problems(inp, self.dim(inp.high))
+        self.reduce = (self.reduce,) if isinstance(self.reduce, str) else _sequence("reduce", self.reduce, "['K']")
         for r in self.reduce:
             if r not in named:
                 raise SpecError("reduce", r, f"name a dimension the spec uses: {sorted(named)}")
-        self.configs = tuple(dict(c) for c in self.configs) or ({},)
-        for i, c in enumerate(self.configs):
+        configs = _sequence("configs", self.configs, "[{'BLOCK': 64}, {'BLOCK': 128}]")
+        for i, c in enumerate(configs):
+            if not isinstance(c, Mapping):
+                raise SpecError(f"configs[{i}]", c, "each configuration is a dict of the kernel's keyword arguments, "
+                                                    "e.g. {'BLOCK': 64}")
             for k in c:
-                if not isinstance(k, str):
+                if not isinstance(k, str) or not _NAME.match(k):
                     raise SpecError(f"configs[{i}]", k, "config keys are keyword-argument names of the kernel")
+        self.configs = tuple(dict(c) for c in configs) or ({},)
+        self.patterns = (self.patterns,) if isinstance(self.patterns, str) else _sequence(
+            "patterns", self.patterns, "['randn', 'large']")
+        if not self.patterns:
+            raise SpecError("patterns", [], f"list at least one data pattern from {list(PATTERNS)}")
         for p in self.patterns:
             if p not in PATTERNS:
                 raise SpecError("patterns", p, f"use names from {list(PATTERNS)}")
+        self.layouts = (self.layouts,) if isinstance(self.layouts, str) else _sequence(
+            "layouts", self.layouts, "['contiguous']")
+        if not self.layouts:
+            raise SpecError("layouts", [], f"list at least one layout from {list(LAYOUTS)} ('contiguous' alone "
+                                           "leaves out strided inputs)")
         for lay in self.layouts:
             if lay not in LAYOUTS:
                 raise SpecError("layouts", lay, f"use names from {list(LAYOUTS)}")
-        if isinstance(self.seeds, bool) or not isinstance(self.seeds, int) or self.seeds < 1:
+        if not _is_int(self.seeds) or self.seeds < 1:
             raise SpecError("seeds", self.seeds, "give an int >= 1 (how many random seeds the nominal case uses)")
         if not (isinstance(self.baseline, bool) or callable(self.baseline)):
             raise SpecError("baseline", self.baseline, "give True, False or a callable baseline")
+        if not _is_number(self.baseline_factor) or not 1.0 <= float(self.baseline_factor) < math.inf:
+            raise SpecError("baseline_factor", self.baseline_factor,
+                            "give a float >= 1, finite (FlashAttention uses 2)")
+        self.baseline_factor = float(self.baseline_factor)
+        self.rtol = _tolerance("rtol", self.rtol, self.precisions)
+        self.atol = _tolerance("atol", self.atol, self.precisions)
+        self.benign = _sequence("benign", self.benign, "[('out', 'write-write')]")
+        if not isinstance(self.stages, Mapping):
+            raise SpecError("stages", self.stages, "give a dict of stage name to (kernel, reference)")
         self.stages = dict(self.stages)
         for stage, pair in self.stages.items():
             if not (isinstance(pair, tuple) and len(pair) == 2 and all(callable(f) for f in pair)):
                 raise SpecError(f"stages[{stage!r}]", pair, "give a (kernel, reference) pair of callables")
-        if not self.baseline_factor >= 1.0:
-            raise SpecError("baseline_factor", self.baseline_factor, "give a float >= 1 (FlashAttention uses 2)")
         from .properties import (
             Property,  # local: properties imports compare, which imports this module's types
         )
 
+        self.properties = _sequence("properties", self.properties, "[kcheck.props.linear()]")
         for i, prop in enumerate(self.properties):
             if not isinstance(prop, Property):
                 raise SpecError(f"properties[{i}]", prop, "use kcheck.props.* or kcheck.Property(name, fn)")
@@ -264,4 +495,7 @@ class Spec:
         return names
 
     def dim(self, name: str) -> Dim:
-        return self.dims.get(name, Dim())  # type: ignore[union-attr]
+        return self.dims.get(name) or _DEFAULT_DIM  # type: ignore[union-attr]
+
+
+_DEFAULT_DIM = Dim()

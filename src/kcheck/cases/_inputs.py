@@ -90,7 +90,8 @@ def make_args(spec: Spec, case: Case, device: str) -> list[Any]:
 
 
 def index_range_problem(spec: Spec, case: Case) -> str | None:
-    """An Index whose value range is empty although its tensor has elements: the case cannot be built."""
+    """An Index whose value range is empty although its tensor has elements, or whose values its dtype cannot
+    hold: the case cannot be built."""
     sizes = case.sizes
     for inp in spec.inputs:
         if isinstance(inp, Index):
@@ -100,6 +101,10 @@ def index_range_problem(spec: Spec, case: Case) -> str | None:
                 numel *= s
             if numel and high <= inp.low:
                 return f"Index(high={inp.high!r}) is {high}: no valid index value for {numel} elements"
+            top = torch.iinfo(inp.dtype).max
+            if numel and high - 1 > top:
+                return (f"Index(high={inp.high!r}) is {high}: index values up to {high - 1} do not fit "
+                        f"{str(inp.dtype).removeprefix('torch.')} (largest {top})")
     return None
 
 

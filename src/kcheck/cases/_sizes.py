@@ -1,4 +1,4 @@
-"""Size sets per named dimension (M3): the seeds' degenerate, non-aligned and threshold sizes."""
+"""Size sets per named dimension: degenerate, non-aligned and threshold sizes."""
 
 from __future__ import annotations
 
@@ -13,18 +13,11 @@ INT32_LIMIT = 2**31
 
 
 def fit(dim: Dim, size: int) -> int:
-    """Clip ``size`` into the dimension's declared constraints (min, max, multiple_of); 0 stays 0."""
-    if size == 0 and dim.min == 0:
-        return 0
-    size = max(size, dim.min, 1 if dim.min == 0 and size > 0 else dim.min)
-    if dim.max is not None:
-        size = min(size, dim.max)
-    rem = size % dim.multiple_of
-    if rem:
-        size += dim.multiple_of - rem
-        if dim.max is not None and size > dim.max:
-            size -= dim.multiple_of
-    return size
+    """Clip ``size`` into the dimension's declared constraints (min, max, multiple_of); 0 stays 0 while min is 0.
+
+    The result always satisfies the constraints: a Dim whose constraints allow no size is refused when it is built.
+    """
+    return dim.clip(size)
 
 
 def systematic(dim: Dim) -> list[tuple[int, str]]:

@@ -1,0 +1,171 @@
+"""Verdicts that can be trusted: malformed Specs are refused up front, and a case passes or fails for the right
+reason (tolerances that cannot be NaN, output dtypes as part of the contract, a floor for all-zero outputs, in-place
+kernels, ill-conditioned cases, the interpreter's own limits, a bounded matrix)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import kcheck
+from kcheck import SpecError, Status
+from kcheck.cases import SkipKind
+from kcheck.cases._sizes import fit
+
+
+def _spec(**kw):
+    args = dict(name="k", kernel=torch.neg, reference=torch.neg, inputs=[kcheck.Tensor("N")])
+    args.update(kw)
+    return kcheck.Spec(**args)
+
+
+def _one(spec, case):
+    report = kcheck.check(spec, cases=case)
+    assert len(report.cases) == 1, [c.id for c in report.cases]
+    return report.cases[0]
+
+
+# -- malformed Specs: a SpecError naming the argument, never a TypeError from deep inside, never a silent pass --
+
+NAN, INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize(("kw", "argument"), [
+    ({"rtol": NAN}, "rtol"),
+    ({"atol": NAN}, "atol"),
+    ({"rtol": -1e-3}, "rtol"),
+    ({"atol": -1.0}, "atol"),
+    ({"rtol": INF}, "rtol"),
+    ({"atol": INF}, "atol"),
+    ({"rtol": "1e-3"}, "rtol"),
+    ({"rtol": True}, "rtol"),
+    ({"rtol": [1e-3]}, "rtol"),
+    ({"rtol": {"fp32": NAN}}, "rtol['fp32']"),
+    ({"atol": {"bf16": -1.0}}, "atol['bf16']"),
+    ({"rtol": {"fp33": 1e-3}}, "rtol"),
+    ({"rtol": {"fp8e4m3": 1e-3}}, "rtol"),  # a precision the Spec does not run: the value would never apply
+    ({"baseline_factor": NAN}, "baseline_factor"),
+    ({"baseline_factor": INF}, "baseline_factor"),
+    ({"baseline_factor": "2"}, "baseline_factor"),
+    ({"dtypes": []}, "dtypes"),
+    ({"dtypes": [["fp32"]]}, "dtypes"),
+    ({"dtypes": 32}, "dtypes"),
+    ({"patterns": ()}, "patterns"),
+    ({"layouts": ()}, "layouts"),
+    ({"layouts": ["transposed"]}, "layouts"),
+    ({"configs": [{"BLOCK": 64}, 32]}, "configs[1]"),
+    ({"configs": {"BLOCK": 64}}, "configs"),
+    ({"configs": [{"not a name": 1}]}, "configs[0]"),
+    ({"seeds": 0}, "seeds"),
+    ({"seeds": 2.5}, "seeds"),
+    ({"inputs": kcheck.Tensor("N")}, "inputs"),
+    ({"inputs": "N"}, "inputs"),
+    ({"inputs": [kcheck.Tensor("N", dtype=torch.int32)]}, "inputs[0]"),
+    ({"outputs": kcheck.Tensor("N")}, "outputs"),
+    ({"outputs": []}, "outputs"),
+    ({"dims": {"N": 5}}, "dims['N']"),
+    ({"dims": [("N", kcheck.Dim())]}, "dims"),
+    ({"reduce": 3}, "reduce"),
+    ({"stages": [1, 2]}, "stages"),
+    ({"properties": kcheck.props.linear()}, "properties"),
+])
+def test_malformed_specs_raise_a_spec_error(kw, argument):
+    with pytest.raises(SpecError) as info:
+        _spec(**kw)
+    assert info.value.argument == argument, str(info.value)
+
+
+@pytest.mark.parametrize(("make", "argument"), [
+    (lambda: kcheck.Index("T", high=0), "Index(high)"),
+    (lambda: kcheck.Index("T", high=-3), "Index(high)"),
+    (lambda: kcheck.Index("T", high=5, low=5), "Index(high)"),
+    (lambda: kcheck.Index("T", high=5, low=1.5), "Index(low)"),
+    (lambda: kcheck.Index("T", high="V", low=-1), "Index(low)"),
+    (lambda: kcheck.Index("T", high=300, dtype=torch.uint8), "Index(high)"),
+    (lambda: kcheck.Index("T", high=5, low=-1, dtype=torch.uint8), "Index(low)"),
+    (lambda: kcheck.Index("T", high="not a name"), "Index(high)"),
+    (lambda: kcheck.Dim(multiple_of=16, max=15), "Dim(min, max, multiple_of)"),
+    (lambda: kcheck.Dim(min=5, max=7, multiple_of=4), "Dim(min, max, multiple_of)"),
+    (lambda: kcheck.Dim(min=10, max=5), "Dim.max"),
+    (lambda: kcheck.Dim(max="64"), "Dim.max"),
+    (lambda: kcheck.Dim(sizes=[]), "Dim.sizes"),
+    (lambda: kcheck.Dim(sizes=[64, -1]), "Dim.sizes"),
+    (lambda: kcheck.Dim(sizes=[64, 2.5]), "Dim.sizes"),
+    (lambda: kcheck.Dim(sizes=[8, 12], multiple_of=8), "Dim.sizes"),
+    (lambda: kcheck.Dim(sizes=[8, 300], max=256), "Dim.sizes"),
+    (lambda: kcheck.Dim(sizes=[0, 8], min=1), "Dim.sizes"),
+    (lambda: kcheck.Dim(sizes=64), "Dim.sizes"),
+    (lambda: kcheck.Dim(real=[4096, 1.5]), "Dim.real"),
+    (lambda: kcheck.Dim(real=[-1]), "Dim.real"),
+    (lambda: kcheck.Dim(nominal=300, max=256), "Dim.nominal"),
+    (lambda: kcheck.Dim(nominal=8, min=16), "Dim.nominal"),
+    (lambda: kcheck.Dim(nominal=0), "Dim.nominal"),
+    (lambda: kcheck.Dim(nominal=64.0), "Dim.nominal"),
+    (lambda: kcheck.Dim(large="no"), "Dim.large"),
+    (lambda: kcheck.Scalar(NAN), "Scalar(value)"),
+    (lambda: kcheck.Scalar(torch.ones(3)), "Scalar(value)"),
+    (lambda: kcheck.Scalar(object()), "Scalar(value)"),
+    (lambda: kcheck.Custom(3), "Custom(make)"),
+    (lambda: kcheck.Tensor("N", dtype=torch.complex64), "Tensor(dtype)"),
+    (lambda: kcheck.Tensor("N", mutated="yes"), "Tensor(mutated)"),
+    (lambda: kcheck.Tensor("N", name=3), "Tensor(name)"),
+])
+def test_malformed_declarations_raise_a_spec_error(make, argument):
+    with pytest.raises(SpecError) as info:
+        make()
+    assert info.value.argument == argument, str(info.value)
+
+
+def test_a_nan_tolerance_is_refused_rather_than_passing_everything():
+    with pytest.raises(SpecError, match="of nan lets every comparison pass"):
+        _spec(kernel=lambda x: x + 1e3, atol=NAN)
+    with pytest.raises(SpecError, match="every comparison pass"):
+        _spec(rtol=INF)
+
+
+def test_tolerances_keyed_by_alias_are_normalized_to_precision_names():
+    spec = _spec(dtypes=["fp32", "bf16"], rtol={torch.float32: 1e-4, "bfloat16": 2e-2}, atol=0)
+    assert spec.rtol == {"fp32": 1e-4, "bf16": 2e-2} and spec.atol == 0.0
+
+
+def test_an_index_whose_named_high_never_exceeds_low_is_refused():
+    inputs = [kcheck.Tensor("V", "D"), kcheck.Index("T", high="V", low=4)]
+    with pytest.raises(SpecError) as info:
+        _spec(inputs=inputs, dims={"V": kcheck.Dim(max=4)})
+    assert info.value.argument == "Index(high)" and "no index value" in info.value.fix
+    with pytest.raises(SpecError, match="nominal"):
+        _spec(inputs=inputs, dims={"V": kcheck.Dim(nominal=3)})
+    with pytest.raises(SpecError) as info:
+        _spec(inputs=[kcheck.Index("T", high="V", dtype=torch.int8)], dims={"V": kcheck.Dim(nominal=1000)})
+    assert info.value.argument == "Index(dtype)"
+    _spec(inputs=inputs, dims={"V": kcheck.Dim(nominal=8)})  # V = 0..4 cases are skipped, the rest run
+
+
+def test_an_index_case_past_its_dtype_is_a_spec_skip_not_an_error():
+    spec = kcheck.Spec(name="g", kernel=lambda t, i: t[i.long()], reference=lambda t, i: t[i.long()],
+                       inputs=[kcheck.Tensor("V"), kcheck.Index("T", high="V", dtype=torch.int8)],
+                       dims={"V": kcheck.Dim(nominal=64, real=()), "T": kcheck.Dim(nominal=16, real=())},
+                       dtypes=["fp32"])
+    res = _one(spec, "g[V=129,T=16,fp32,randn,seed=0]")
+    assert res.status is Status.SKIPPED and res.skip_kind is SkipKind.SPEC
+    assert "do not fit int8" in res.reasons[0]
+
+
+@pytest.mark.parametrize("constraints", [
+    {"min": 5, "max": 9, "multiple_of": 4},
+    {"min": 3, "multiple_of": 16},
+    {"max": 100, "multiple_of": 48},
+    {"min": 1, "max": 1},
+    {"sizes": [16, 32], "multiple_of": 16, "max": 40},
+])
+def test_fit_never_leaves_the_constraints(constraints):
+    dim = kcheck.Dim(**constraints)
+    for size in [0, 1, 2, 5, 7, 8, 17, 33, 99, 129, 2880, 128256, 2**31 + 1]:
+        f = fit(dim, size)
+        assert dim.allows(f), (dim, size, f)
+    assert dim.allows(dim.nominal)
+
+
+def test_the_default_nominal_follows_the_constraints():
+    assert kcheck.Dim(max=64).nominal == 64
+    assert kcheck.Dim(min=200, multiple_of=64).nominal == 256
