@@ -11,6 +11,7 @@ import kcheck
 from kcheck import SpecError, Status
 from kcheck.cases import SkipKind
 from kcheck.cases._sizes import fit
+from kcheck.compare import Tolerance, compare
 
 
 def _spec(**kw):
@@ -169,3 +170,46 @@ def test_fit_never_leaves_the_constraints(constraints):
 def test_the_default_nominal_follows_the_constraints():
     assert kcheck.Dim(max=64).nominal == 64
     assert kcheck.Dim(min=200, multiple_of=64).nominal == 256
+
+
+# -- ill-conditioned cases: the framework's own fp32 result misses the table ------------------------------------------
+
+def _layer_norm(x, w, b):
+    return torch.nn.functional.layer_norm(x, (x.shape[-1],), w, b, eps=1e-5)
+
+
+def _naive_layer_norm(x, w, b):  # E[x^2] - E[x]^2: cancels catastrophically for a large mean
+    m = x.mean(-1, keepdim=True)
+    v = (x * x).mean(-1, keepdim=True) - m * m
+    return (x - m) / torch.sqrt(v.clamp_min(0) + 1e-5) * w + b
+
+
+def _ln_spec(kernel):
+    return kcheck.Spec(name="ln", kernel=kernel, reference=_layer_norm, reduce=["N"], dtypes=["fp32"],
+                       inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("N", pattern="randn"),
+                               kcheck.Tensor("N", pattern="randn")],
+                       dims={"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=256, real=())})
+
+
+def test_a_kernel_as_good_as_the_framework_on_an_ill_conditioned_case_passes_with_a_warning():
+    res = _one(_ln_spec(_layer_norm), "ln[M=129,N=129,fp32,large_mean,seed=0]")
+    assert res.status is Status.PASSED, res.reasons
+    b = res.comparisons[0].baseline
+    assert b.forgave and b.baseline_mismatches > 0
+    assert any("ill-conditioned case" in w for w in res.warnings)
+
+
+def test_a_kernel_far_worse_than_the_framework_on_an_ill_conditioned_case_fails():
+    res = _one(_ln_spec(_naive_layer_norm), "ln[M=129,N=129,fp32,large_mean,seed=0]")
+    assert res.status is Status.FAILED and not res.comparisons[0].baseline.forgave
+
+
+def test_compare_forgives_through_a_copy_of_the_frozen_baseline_check():
+    e = torch.linspace(-1, 1, 1000, dtype=torch.float64)
+    baseline = (e + 1e-3).float()  # the framework's own result misses the tolerance everywhere
+    kernel = (e + 1.5e-3).float()  # within 2x of it
+    cmp = compare("o", kernel, e, Tolerance(1e-5, 1e-5, "t"), baseline=baseline, baseline_required=False)
+    assert cmp.passed and cmp.baseline.forgave
+    worse = (e + 1e-2).float()
+    cmp = compare("o", worse, e, Tolerance(1e-5, 1e-5, "t"), baseline=baseline, baseline_required=False)
+    assert not cmp.passed and not cmp.baseline.forgave

@@ -1,4 +1,4 @@
-"""Compare one kernel output against its float64 reference (M1): metrics, mismatches, location, baseline rule.
+"""Compare one kernel output against its float64 reference: metrics, mismatches, location, baseline rule.
 
 Every figure is computed in float64 on the device the output lives on. An expected value that overflows the output
 dtype is expected as the matching infinity (a correct fp16 kernel returns inf for 1e6); NaN must appear exactly
@@ -8,7 +8,7 @@ where the reference has NaN.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 
@@ -169,7 +169,8 @@ def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolera
         b = cmp.baseline = acc.baseline_check(baseline_factor, accumulate, baseline_required)
         only_finite = cmp.unwritten == 0 and cmp.nan_mismatches == 0 and cmp.inf_mismatches == 0
         if cmp.mismatches and only_finite and b.baseline_mismatches and b.passed:
-            cmp.passed, cmp.reasons, b.forgave = True, [], True
+            cmp.passed, cmp.reasons = True, []
+            cmp.baseline = replace(b, forgave=True)
         elif required_failed(b):
             cmp.passed = False
             cmp.reasons.append(f"error {b.kernel_max_abs:.3g} exceeds {b.factor:g} x the same-precision baseline's "
