@@ -172,6 +172,37 @@ def test_the_default_nominal_follows_the_constraints():
     assert kcheck.Dim(min=200, multiple_of=64).nominal == 256
 
 
+# -- in-place kernels ---------------------------------------------------------------------------------------------
+
+def _inplace(kernel, reference):
+    return kcheck.Spec(name="inplace", kernel=kernel, reference=reference,
+                       inputs=[kcheck.Tensor("N", mutated=True)], dims={"N": kcheck.Dim(nominal=256, real=())},
+                       dtypes=["fp32"])
+
+
+def test_a_correct_in_place_kernel_is_deterministic_and_passes():
+    res = _one(_inplace(lambda x: x.clamp_(min=0), torch.relu), "inplace[N=256,fp32,randn,seed=1]")
+    assert res.status is Status.PASSED, res.reasons
+    assert res.noop is None and res.determinism is not None and res.determinism.identical
+    assert not res.mutated_inputs
+
+
+def test_an_in_place_kernel_is_not_taken_for_its_own_input():
+    res = _one(_inplace(lambda x: x.mul_(0.7), lambda x: 0.7 * x), "inplace[N=256,fp32,randn,seed=1]")
+    assert res.status is Status.PASSED, res.reasons
+    assert res.noop is None and not any("input 0" in w for w in res.weak)
+
+
+def test_an_in_place_kernel_that_does_nothing_still_fails():
+    res = _one(_inplace(lambda x: x, torch.relu), "inplace[N=256,fp32,randn,seed=1]")
+    assert res.status is Status.FAILED and res.comparisons[0].mismatches > 0
+
+
+def test_the_noop_guard_still_catches_an_in_place_no_op_on_a_weak_check():
+    res = _one(_inplace(lambda x: x, lambda x: x * (1 + 1e-7)), "inplace[N=256,fp32,randn,seed=0]")
+    assert res.status is Status.FAILED and res.noop == "output 0 is exactly input 0 unchanged"
+
+
 # -- ill-conditioned cases: the framework's own fp32 result misses the table ------------------------------------------
 
 def _layer_norm(x, w, b):

@@ -109,5 +109,7 @@ def index_range_problem(spec: Spec, case: Case) -> str | None:
 
 
 def upcast(args: Sequence[Any]) -> list[Any]:
-    """Floating tensors to float64 (the reference's inputs); everything else as is."""
-    return [a.to(torch.float64) if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
+    """Floating tensors to float64 copies (the reference's inputs: a float64 input is copied too, so that neither
+    the reference nor an in-place kernel sees the other's writes); everything else as is."""
+    return [a.to(torch.float64, copy=True) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
+            for a in args]

@@ -210,20 +210,23 @@ def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: Cas
         result.status, result.reasons = Status.ERROR, [f"the reference raised {_short_traceback(exc)}"]
         return
     timing.reference = time.perf_counter() - t0
+    pristine = {i: a.clone() for i, a in enumerate(args) if getattr(spec.inputs[i], "mutated", False)
+                and isinstance(a, torch.Tensor)}
+    # the inputs as they were before any call: an in-place kernel writes into ``args``
+    inputs_before = [pristine.get(i, a) for i, a in enumerate(args)]
     baselines: list[torch.Tensor] | None = None
     if spec.baseline is not False and case.precision in _BASELINE_REQUIRED | _BASELINE_ALLOWANCE:
         fn = spec.reference if spec.baseline is True else spec.baseline
         t0 = time.perf_counter()
         try:
             with torch.no_grad():
-                baselines = list(_as_tuple(fn(*args), "the baseline"))  # type: ignore[operator]
+                b_args = [a.clone() if i in pristine else a for i, a in enumerate(inputs_before)]
+                baselines = list(_as_tuple(fn(*b_args), "the baseline"))  # type: ignore[operator]
         except Exception as exc:  # e.g. an op with no kernel for this dtype on this device
             result.warnings.append(f"no same-precision baseline ({_short_traceback(exc)}); table tolerance only")
         timing.baseline = time.perf_counter() - t0
     snapshot = {i: _snapshot(a) for i, a in enumerate(args) if isinstance(a, torch.Tensor)
                 and not getattr(spec.inputs[i], "mutated", False)}
-    pristine = {i: a.clone() for i, a in enumerate(args) if getattr(spec.inputs[i], "mutated", False)
-                and isinstance(a, torch.Tensor)}
     checks = options if (options.interpreter_checks and framework == "triton" and device.interpreter) else None
     kernel = _Kernel(spec, case, dev, checks)
     try:
@@ -256,7 +259,7 @@ def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: Cas
                 f"{names[i]}: ill-conditioned case: the framework's own {case.precision} result fails this "
                 f"tolerance too ({b.baseline_mismatches} elements, max error {b.baseline_max_abs:.3g}); the "
                 f"kernel's {b.kernel_max_abs:.3g} is within {b.factor:g}x of it, so its mismatches are forgiven")
-        verdict = noop_guard(out, exp, tol, args)
+        verdict = noop_guard(out, exp, tol, inputs_before)
         result.weak += [f"{names[i]}: {w}" for w in verdict.weak]
         if verdict.caught and result.noop is None:
             result.noop = f"{names[i]} is exactly {verdict.caught}"
@@ -287,6 +290,8 @@ def _determinism(kernel: _Kernel, args: Sequence[Any], outs: list[torch.Tensor],
     differing, max_abs, max_ulp = 0, 0.0, 0.0
     for _ in range(repeats):
         again, _masks = kernel.outputs(args)
+        if pristine:  # an output may be the mutated input itself: keep it before the inputs are restored
+            again = [o.clone() for o in again]
         for i, copy in pristine.items():
             args[i].copy_(copy)
         for first, second in zip(outs, again, strict=False):
