@@ -11,7 +11,7 @@ import kcheck
 from kcheck import SpecError, Status
 from kcheck.cases import SkipKind
 from kcheck.cases._sizes import fit
-from kcheck.compare import Tolerance, compare
+from kcheck.compare import Tolerance, compare, tolerance_for
 
 
 def _spec(**kw):
@@ -170,6 +170,39 @@ def test_fit_never_leaves_the_constraints(constraints):
 def test_the_default_nominal_follows_the_constraints():
     assert kcheck.Dim(max=64).nominal == 64
     assert kcheck.Dim(min=200, multiple_of=64).nominal == 256
+
+
+# -- an output that is exactly zero is judged at the inputs' scale ----------------------------------------------------
+
+def _zero_spec(noise):
+    def kernel(x):
+        gen = torch.Generator().manual_seed(1)
+        return (x - x) + (noise * torch.randn(x.shape, generator=gen)).to(x.dtype)
+
+    return kcheck.Spec(name="zero", kernel=kernel, reference=lambda x: x - x, inputs=[kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32", "bf16"])
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_rounding_noise_on_an_all_zero_output_passes(precision):
+    res = _one(_zero_spec(1e-7), f"zero[N=64,{precision},randn,seed=0]")
+    assert res.status is Status.PASSED, res.reasons
+    assert "rms(inputs)" in res.comparisons[0].tolerance.source
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_a_real_error_on_an_all_zero_output_still_fails(precision):
+    res = _one(_zero_spec(1e-1), f"zero[N=64,{precision},randn,seed=0]")
+    assert res.status is Status.FAILED
+    res = _one(_zero_spec(1e-2), "zero[N=64,fp32,randn,seed=0]")
+    assert res.status is Status.FAILED
+
+
+def test_a_nonzero_output_keeps_its_own_scale():
+    tol = tolerance_for("fp32", torch.float32, 1, 1e-3, input_scale=100.0)
+    assert tol.atol == pytest.approx(1e-5 * 1e-3)
+    tol = tolerance_for("fp32", torch.float32, 1, 0.0, input_scale=lambda: 2.0)
+    assert tol.atol == pytest.approx(2e-5) and "exactly zero" in tol.source
 
 
 # -- in-place kernels ---------------------------------------------------------------------------------------------

@@ -126,12 +126,15 @@ def mismatch_mask(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
 
 def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance, *,
             unwritten: torch.Tensor | None = None, baseline: torch.Tensor | None = None,
-            baseline_factor: float = 2.0, baseline_required: bool = True, accumulate: float = 0.0) -> Comparison:
+            baseline_factor: float = 2.0, baseline_required: bool = True, accumulate: float = 0.0,
+            input_scale: float = 0.0) -> Comparison:
     """Compare ``actual`` (the kernel's output) with ``expected`` (float64 reference) under ``tol``.
 
     Works through the flattened tensors in chunks of 2**24 elements, so that a 2**31-element output needs only
     its boolean mismatch mask in full (for the location), not a dozen float64 temporaries. ``baseline`` is the
-    framework's result in the case's precision (see BaselineCheck); ``accumulate`` = sqrt(n) * eps_acc.
+    framework's result in the case's precision (see BaselineCheck); ``accumulate`` = sqrt(n) * eps_acc;
+    ``input_scale`` replaces rms(expected) in the baseline's floor where the expected output is exactly zero (as
+    in the tolerance's absolute floor).
     """
     shape = tuple(actual.shape)
     cmp = Comparison(name, shape, str(actual.dtype).removeprefix("torch."), True, tol, numel=actual.numel())
@@ -166,7 +169,7 @@ def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolera
         if cmp.unwritten:
             cmp.reasons.append(f"{cmp.unwritten} elements never written (still hold the poison value)")
     if baseline is not None:
-        b = cmp.baseline = acc.baseline_check(baseline_factor, accumulate, baseline_required)
+        b = cmp.baseline = acc.baseline_check(baseline_factor, accumulate, baseline_required, input_scale)
         only_finite = cmp.unwritten == 0 and cmp.nan_mismatches == 0 and cmp.inf_mismatches == 0
         if cmp.mismatches and only_finite and b.baseline_mismatches and b.passed:
             cmp.passed, cmp.reasons = True, []
@@ -249,8 +252,11 @@ class _Accumulator:
         cmp.rel_l2 = norm_d / norm_e if norm_e > 0 else (0.0 if norm_d == 0 else math.inf)
         cmp.max_ulp = self.max_ulp
 
-    def baseline_check(self, factor: float, accumulate: float, required: bool) -> BaselineCheck:
+    def baseline_check(self, factor: float, accumulate: float, required: bool,
+                       input_scale: float = 0.0) -> BaselineCheck:
         scale = math.sqrt(self.sq_both / self.n_both) if self.n_both else 0.0
+        if scale == 0 and self.sq_e == 0:  # the expected output is exactly zero: the inputs' scale
+            scale = input_scale
         eps = float(torch.finfo(self.dtype).eps) if self.dtype.is_floating_point else 0.0
         floor = (eps + accumulate) * scale
         return BaselineCheck(self.k_err, self.b_err, factor, floor, self.k_err <= factor * self.b_err + floor,

@@ -1,4 +1,4 @@
-"""The no-op guard (M2): would zeros, an input, or a constant pass this check?
+"""The no-op guard: would zeros, an input, or a constant pass this check?
 
 A check that cannot tell a broken kernel from a right one is a defect of the check. For each output, kcheck tries
 the outputs a kernel that did nothing would produce (zeros, any input of the same shape, the mean as a constant)

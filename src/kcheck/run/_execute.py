@@ -27,7 +27,16 @@ from ..backends import synchronize, untrusted_reason
 from ..cases import Case, SkipKind, index_range_problem, make_args, upcast
 from ..cases._inputs import shape_of
 from ..cases._matrix import SNAPSHOT_MAX_ELEMENTS
-from ..compare import compare, expected_in, mismatch_mask, noop_guard, reduction_length, rms, tolerance_for
+from ..compare import (
+    compare,
+    expected_in,
+    mismatch_mask,
+    noop_guard,
+    reduction_length,
+    rms,
+    rms_of_inputs,
+    tolerance_for,
+)
 from ..properties import PropertyContext
 from ._poison import AMBIGUOUS, PoisonAllocations, poison_, unwritten_mask
 
@@ -242,16 +251,20 @@ def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: Cas
     if len(outs) != len(expected):
         result.status = Status.FAILED
         result.reasons.append(f"the kernel returned {len(outs)} outputs, the reference {len(expected)}")
+    input_scale = _Lazy(lambda: rms_of_inputs(inputs_before))
     for i, (out, exp) in enumerate(zip(outs, expected, strict=False)):
         exp = exp.to(out.device)
-        tol = tolerance_for(case.precision, out.dtype, n, rms(exp), rtol=spec.rtol, atol=spec.atol)
+        scale = rms(exp)
+        tol = tolerance_for(case.precision, out.dtype, n, scale, rtol=spec.rtol, atol=spec.atol,
+                            input_scale=input_scale)
         base = baselines[i] if baselines is not None and i < len(baselines) else None
         if base is not None and base.shape != out.shape:
             base = None
         cmp = compare(names[i], out, exp, tol, unwritten=masks[i], baseline=base,
                       baseline_factor=spec.baseline_factor,
                       baseline_required=case.precision in _BASELINE_REQUIRED,
-                      accumulate=math.sqrt(n) * PRECISIONS[case.precision].accumulate_eps)
+                      accumulate=math.sqrt(n) * PRECISIONS[case.precision].accumulate_eps,
+                      input_scale=input_scale() if scale == 0 else 0.0)
         result.comparisons.append(cmp)
         if cmp.baseline is not None and cmp.baseline.forgave:
             b = cmp.baseline
@@ -357,3 +370,16 @@ def _maybe_untrust(result: CaseResult, framework: str, case: Case, device: Devic
         result.untrusted = why
         result.status = Status.UNTRUSTED
         result.warnings.append(f"not blamed on the kernel: {why}; check this case on a GPU")
+
+
+class _Lazy:
+    """A float computed on first use, then remembered."""
+
+    def __init__(self, fn: Callable[[], float]) -> None:
+        self.fn = fn
+        self.value: float | None = None
+
+    def __call__(self) -> float:
+        if self.value is None:
+            self.value = self.fn()
+        return self.value
