@@ -69,6 +69,9 @@ NAN, INF = float("nan"), float("inf")
     ({"reduce": 3}, "reduce"),
     ({"stages": [1, 2]}, "stages"),
     ({"properties": kcheck.props.linear()}, "properties"),
+    ({"output_dtypes": [torch.float64], "outputs": [kcheck.Tensor("N")]}, "output_dtypes"),
+    ({"output_dtypes": ["float64"]}, "output_dtypes[0]"),
+    ({"output_dtypes": torch.float64}, "output_dtypes"),
 ])
 def test_malformed_specs_raise_a_spec_error(kw, argument):
     with pytest.raises(SpecError) as info:
@@ -170,6 +173,39 @@ def test_fit_never_leaves_the_constraints(constraints):
 def test_the_default_nominal_follows_the_constraints():
     assert kcheck.Dim(max=64).nominal == 64
     assert kcheck.Dim(min=200, multiple_of=64).nominal == 256
+
+
+# -- the output dtype is part of the contract ----------------------------------------------------------------------
+
+def _dtype_spec(kernel, **kw):
+    return kcheck.Spec(name="scale", kernel=kernel, reference=lambda x: 2 * x, inputs=[kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32", "bf16"], **kw)
+
+
+def test_an_output_in_another_dtype_than_the_precision_fails():
+    res = _one(_dtype_spec(lambda x: 2 * x.double()), "scale[N=64,fp32,randn,seed=0]")
+    assert res.status is Status.FAILED
+    assert ("output 0: dtype float64, expected float32 (the case's precision fp32); declare "
+            "output_dtypes=[torch.float64] if that is intended") in res.reasons
+    res = _one(_dtype_spec(lambda x: 2 * x.float()), "scale[N=64,bf16,randn,seed=0]")
+    assert res.status is Status.FAILED and "dtype float32, expected bfloat16" in res.reasons[0]
+    assert _one(_dtype_spec(lambda x: 2 * x), "scale[N=64,fp32,randn,seed=0]").status is Status.PASSED
+
+
+def test_a_declared_output_dtype_is_the_one_expected():
+    spec = _dtype_spec(lambda x: 2 * x.float(), output_dtypes=[torch.float32])
+    assert _one(spec, "scale[N=64,bf16,randn,seed=0]").status is Status.PASSED
+    res = _one(spec, "scale[N=64,fp32,randn,seed=0]")
+    assert res.status is Status.PASSED
+    res = _one(_dtype_spec(lambda x: 2 * x, output_dtypes=[torch.float32]), "scale[N=64,bf16,randn,seed=0]")
+    assert res.status is Status.FAILED and "declared in output_dtypes[0]" in res.reasons[0]
+
+
+def test_an_integer_reference_output_has_no_dtype_to_keep():
+    spec = kcheck.Spec(name="amax", kernel=lambda x: x.argmax(-1).to(torch.int32), reference=lambda x: x.argmax(-1),
+                       inputs=[kcheck.Tensor("M", "N")], dtypes=["fp32"],
+                       dims={"M": kcheck.Dim(nominal=4, real=()), "N": kcheck.Dim(nominal=64, real=())})
+    assert _one(spec, "amax[M=4,N=64,fp32,randn,seed=0]").status is Status.PASSED
 
 
 # -- an output that is exactly zero is judged at the inputs' scale ----------------------------------------------------

@@ -357,6 +357,9 @@ class Spec:
     requires the kernel's error to be at most ``baseline_factor`` times that baseline's (FlashAttention's rule);
     pass a callable to use another same-precision baseline, or ``False`` to turn it off.
     ``rtol``/``atol`` override the table: a finite number >= 0, or a dict keyed by the precisions the Spec runs.
+    ``output_dtypes`` (kernels that return their outputs): the dtype of each floating output when it is not the
+    case's storage dtype (``None`` for one that is), e.g. ``[torch.float32]`` for a kernel that returns fp32 from
+    bf16 inputs. A floating output of another dtype fails its case; declared ``outputs`` carry their own ``dtype``.
     ``benign`` declares intended races between programs, left out by the interpreter's race check:
     ``[("out", "write-write")]`` (an argument name and "write-write", "read-write" or "any"), or predicates.
     ``stages`` declares partial versions of the kernel for code bisection (``kcheck debug``), in pipeline order:
@@ -383,6 +386,7 @@ class Spec:
     seeds: int = 3
     benign: Sequence[Any] = ()
     stages: Mapping[str, tuple[Callable[..., Any], Callable[..., Any]]] = field(default_factory=dict)
+    output_dtypes: Sequence[torch.dtype | None] | None = None
     precisions: tuple[Precision, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -413,6 +417,14 @@ class Spec:
             for i, out in enumerate(self.outputs):
                 if not isinstance(out, Tensor):
                     raise SpecError(f"outputs[{i}]", out, "declare outputs as kcheck.Tensor(...) or leave outputs=None")
+        if self.output_dtypes is not None:
+            if self.outputs is not None:
+                raise SpecError("output_dtypes", self.output_dtypes, "declared outputs carry their dtype: "
+                                                                     "outputs=[kcheck.Tensor(..., dtype=...)]")
+            self.output_dtypes = _sequence("output_dtypes", self.output_dtypes, "[torch.float32]")
+            for i, dt in enumerate(self.output_dtypes):
+                if dt is not None:
+                    _check_dtype(f"output_dtypes[{i}]", dt)
         self.precisions = _as_precisions(self.dtypes)
         if not isinstance(self.dims, Mapping):
             raise SpecError("dims", self.dims, "give a dict of dimension name to kcheck.Dim, e.g. "

@@ -214,7 +214,10 @@ def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: Cas
     t0 = time.perf_counter()
     try:
         with torch.no_grad():
-            expected = [e.to(torch.float64) for e in _as_tuple(spec.reference(*upcast(args)), "the reference")]
+            raw = _as_tuple(spec.reference(*upcast(args)), "the reference")
+            ref_floating = [e.is_floating_point() for e in raw]
+            expected = [e.to(torch.float64) for e in raw]
+            del raw
     except Exception as exc:
         result.status, result.reasons = Status.ERROR, [f"the reference raised {_short_traceback(exc)}"]
         return
@@ -266,6 +269,10 @@ def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: Cas
                       accumulate=math.sqrt(n) * PRECISIONS[case.precision].accumulate_eps,
                       input_scale=input_scale() if scale == 0 else 0.0)
         result.comparisons.append(cmp)
+        wrong_dtype = _dtype_problem(spec, case, i, out, ref_floating[i])
+        if wrong_dtype:
+            cmp.passed = False
+            cmp.reasons.insert(0, wrong_dtype)
         if cmp.baseline is not None and cmp.baseline.forgave:
             b = cmp.baseline
             result.warnings.append(
@@ -383,3 +390,23 @@ class _Lazy:
         if self.value is None:
             self.value = self.fn()
         return self.value
+
+
+def _dtype_problem(spec: Spec, case: Case, i: int, out: torch.Tensor, ref_floating: bool) -> str | None:
+    """Why output ``i``'s dtype breaks the contract, or None. A returned floating output is stored in the case's
+    storage dtype unless ``output_dtypes`` says otherwise; outputs kcheck allocates have their declared dtype
+    already, and an output whose reference is not floating has no dtype to keep."""
+    if spec.outputs is not None or not ref_floating:
+        return None
+    declared = spec.output_dtypes[i] if spec.output_dtypes is not None and i < len(spec.output_dtypes) else None
+    want = declared or PRECISIONS[case.precision].storage
+    if out.dtype == want:
+        return None
+    got, wanted = str(out.dtype).removeprefix("torch."), str(want).removeprefix("torch.")
+    if declared is not None:
+        return f"dtype {got}, expected {wanted} (declared in output_dtypes[{i}])"
+    listed = [str(d) if d is not None else "None" for d in spec.output_dtypes or ()]
+    listed += ["None"] * (i + 1 - len(listed))
+    listed[i] = f"torch.{got}"
+    return (f"dtype {got}, expected {wanted} (the case's precision {case.precision}); declare "
+            f"output_dtypes=[{', '.join(listed)}] if that is intended")
