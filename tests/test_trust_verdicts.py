@@ -13,6 +13,12 @@ from kcheck.cases import SkipKind
 from kcheck.cases._sizes import fit
 from kcheck.compare import Tolerance, compare, tolerance_for
 
+try:
+    import triton
+    import triton.language as tl
+except ImportError:  # the interpreter tests below skip
+    triton = None
+
 
 def _spec(**kw):
     args = dict(name="k", kernel=torch.neg, reference=torch.neg, inputs=[kcheck.Tensor("N")])
@@ -313,3 +319,60 @@ def test_compare_forgives_through_a_copy_of_the_frozen_baseline_check():
     worse = (e + 1e-2).float()
     cmp = compare("o", worse, e, Tolerance(1e-5, 1e-5, "t"), baseline=baseline, baseline_required=False)
     assert not cmp.passed and not cmp.baseline.forgave
+
+
+# -- errors of Triton's interpreter itself are not the kernel's -------------------------------------------------
+
+if triton is not None:
+    @triton.jit
+    def _add_eps_kernel(x_ptr, out_ptr, eps, N, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < N
+        x = tl.load(x_ptr + offs, mask=mask)
+        e = eps.to(tl.float32)  # a tl.tensor on a GPU, a Python float in the interpreter
+        tl.store(out_ptr + offs, x + e, mask=mask)
+
+    @triton.jit
+    def _bad_arange_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+        offs = tl.arange(0, 100)  # not a power of 2: the GPU compiler refuses it too
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < N), mask=offs < N)
+
+
+def _add_eps(x):
+    out = torch.empty_like(x)
+    _add_eps_kernel[(triton.cdiv(x.numel(), 64),)](x, out, 1e-3, x.numel(), BLOCK=64)
+    return out
+
+
+def _bad_arange(x):
+    out = torch.empty_like(x)
+    _bad_arange_kernel[(1,)](x, out, x.numel(), BLOCK=64)
+    return out
+
+
+def _eps_spec(kernel):
+    return kcheck.Spec(name="eps", kernel=kernel, reference=lambda x: x + 1e-3, inputs=[kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"])
+
+
+@pytest.mark.interpreter
+@pytest.mark.skipif(triton is None, reason="needs triton")
+def test_a_construct_the_interpreter_cannot_run_is_untrusted_not_blamed_on_the_kernel():
+    import inspect
+
+    res = _one(_eps_spec(_add_eps), "eps[N=64,fp32,randn,seed=0]")
+    assert res.status is Status.UNTRUSTED, res.reasons
+    lines, first = inspect.getsourcelines(_add_eps_kernel.fn)
+    line = first + next(i for i, text in enumerate(lines) if "eps.to(" in text)
+    assert "scalar argument is a Python float" in res.untrusted and "AttributeError" in res.untrusted
+    assert f"{__file__}:{line}" in res.untrusted
+    assert f"(at {__file__}:{line})" in res.reasons[0]  # the kernel's line, not triton's
+    assert res.ok
+
+
+@pytest.mark.interpreter
+@pytest.mark.skipif(triton is None, reason="needs triton")
+def test_a_kernel_error_that_the_gpu_compiler_also_raises_stays_an_error():
+    res = _one(_eps_spec(_bad_arange), "eps[N=64,fp32,randn,seed=0]")
+    assert res.status is Status.ERROR and res.untrusted is None
+    assert "power of 2" in res.reasons[0]

@@ -1,4 +1,4 @@
-"""One module per kernel framework: what kcheck must know to run and trust each (M19)."""
+"""One module per kernel framework: what kcheck must know to run and trust each."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from .._device import DeviceInfo
 from ._cuda import CudaKernel
 from ._torch import synchronize
-from ._triton import interpreter_bf16_problem, raw_kernel_problem, uses_triton
+from ._triton import interpreter_bf16_problem, interpreter_limitation, kernel_frame, raw_kernel_problem, uses_triton
 
 
 def uses_cuda(fn: Any) -> list[CudaKernel]:
@@ -42,4 +42,12 @@ def untrusted_reason(kind: str, storage_name: str, device: DeviceInfo) -> str | 
     return None
 
 
-__all__ = ["CudaKernel", "framework", "raw_kernel_problem", "synchronize", "untrusted_reason", "uses_cuda"]
+def untrusted_error(kind: str, exc: BaseException, device: DeviceInfo) -> str | None:
+    """Why an exception the kernel raised in this framework cannot be blamed on the kernel here, or None."""
+    if kind == "triton" and device.interpreter:
+        return interpreter_limitation(exc)
+    return None
+
+
+__all__ = ["CudaKernel", "framework", "kernel_frame", "raw_kernel_problem", "synchronize", "untrusted_error",
+           "untrusted_reason", "uses_cuda"]

@@ -1,15 +1,18 @@
 """Triton backend: detect Triton launchers, and know what Triton's interpreter computes wrongly.
 
 On a machine without a GPU, kcheck runs Triton kernels in Triton's interpreter (``TRITON_INTERPRET=1``). Some of its
-arithmetic differs from a GPU's (``shared/FACTS.md``): in triton 3.7.1 bf16 values are held as raw uint16, so
+arithmetic differs from a GPU's: in triton 3.7.1 bf16 values are held as raw uint16, so
 arithmetic on bf16 that the kernel did not convert first is wrong, and fp32 -> bf16 truncates. kcheck probes this
 once per process with two tiny kernels, and a bf16 case that fails under a broken interpreter is reported as
-*untrusted*, with the probe's figures, never blamed on the kernel.
+*untrusted*, with the probe's figures, never blamed on the kernel. Likewise an error that shows a construct the
+interpreter cannot run (``interpreter_limitation``).
 """
 
 from __future__ import annotations
 
 import inspect
+import os
+import traceback
 from functools import lru_cache
 from typing import Any
 
@@ -97,6 +100,93 @@ def interpreter_bf16_problem() -> str | None:
         return f"the interpreter's bf16 probe could not run ({type(exc).__name__}: {exc})"
 
 
+def _package_dir(file: str) -> str:
+    """The folder of a package's ``__init__.py``, with a trailing separator."""
+    return os.path.dirname(os.path.abspath(file)) + os.sep
+
+
+def _outside(filename: str, dirs: tuple[str, ...]) -> bool:
+    return not os.path.abspath(filename).startswith(dirs)
+
+
+def kernel_frame(exc: BaseException) -> str | None:
+    """``file:line`` of the innermost traceback frame of ``exc`` outside triton, torch and kcheck (the kernel's own
+    code, or its launcher's), or None."""
+    import sys
+
+    import torch
+
+    from .. import __file__ as kcheck_file
+
+    dirs = [_package_dir(torch.__file__), _package_dir(kcheck_file)]
+    triton_file = getattr(sys.modules.get("triton"), "__file__", None)  # loaded when a Triton kernel raised
+    if isinstance(triton_file, str):
+        dirs.append(_package_dir(triton_file))
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _outside(f.filename, tuple(dirs))]
+    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else None
+
+
+def _cause(exc: BaseException) -> BaseException:
+    """The error a kernel raised inside the interpreter: triton wraps it in an ``InterpreterError`` (its cause)."""
+    while type(exc).__name__ == "InterpreterError" and exc.__cause__ is not None:
+        exc = exc.__cause__
+    return exc
+
+
+def _uses_extra_libdevice(exc: BaseException) -> bool:
+    """Whether a frame of ``exc``'s traceback outside triton runs code that holds triton's libdevice (whose
+    functions are stubs that return None in the interpreter)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        for value in tb.tb_frame.f_globals.values():
+            name = getattr(value, "__name__", "") if inspect.ismodule(value) else getattr(value, "__module__", "")
+            if isinstance(name, str) and name.startswith("triton.language.extra"):
+                return True
+        tb = tb.tb_next
+    return False
+
+
+def interpreter_limitation(exc: BaseException) -> str | None:
+    """Why ``exc``, raised while Triton's interpreter ran a kernel, shows a limit of the interpreter rather than a
+    fault of the kernel, or None (the kernel's fault, as on a GPU).
+
+    Three kinds are recognized: an error raised in the interpreter's own implementation (``triton/runtime``: a
+    construct it does not implement, such as ``extern_elementwise`` or inline assembly); an attribute of
+    ``tl.tensor`` asked of a scalar argument (the interpreter passes a float argument as a Python float, a GPU as a
+    ``tl.tensor``: ``eps.to(tl.float32)``); and a None where a kernel that uses triton's libdevice expects a value
+    (its functions are stubs that return None in the interpreter). Errors from ``triton.language``'s own checks
+    (a non-power-of-2 ``tl.arange``, mismatched ``tl.dot`` shapes) are the kernel's: the GPU compiler runs the
+    same checks.
+    """
+    if not interpreter_active() or type(exc).__name__ != "InterpreterError":
+        return None
+    try:
+        import triton  # type: ignore[import-untyped]
+        import triton.language as tl  # type: ignore[import-untyped]
+    except Exception:
+        return None
+    cause = _cause(exc)
+    frames = [f.filename for f in traceback.extract_tb(cause.__traceback__)]
+    runtime = _package_dir(triton.__file__) + "runtime" + os.sep
+    what = None
+    if frames and not _outside(frames[-1], (runtime,)):
+        what = "Triton's interpreter does not implement a construct the kernel uses"
+    elif isinstance(cause, AttributeError) and isinstance(getattr(cause, "obj", None), (bool, int, float)) and (
+            hasattr(tl.tensor, str(getattr(cause, "name", "")))):
+        obj = getattr(cause, "obj", None)
+        what = (f"a scalar argument is a Python {type(obj).__name__} in Triton's interpreter but a tl.tensor on a "
+                f"GPU, where .{getattr(cause, 'name', '')} exists")
+    elif ("None" in str(cause)) and _uses_extra_libdevice(cause):
+        what = "the kernel uses triton's libdevice, whose functions return None in Triton's interpreter"
+    if what is None:
+        return None
+    where = kernel_frame(cause)
+    text = str(cause).strip().splitlines()
+    at = f" at {where}" if where else ""
+    return (f"{what} (triton {triton.__version__}): {type(cause).__name__}: {text[0] if text else ''}{at}; "
+            "a GPU compiles it")
+
+
 _DTYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64", "int8": "i8", "int16": "i16",
            "int32": "i32", "int64": "i64", "uint8": "u8", "bool": "i1", "float8_e4m3fn": "fp8e4nv",
            "float8_e5m2": "fp8e5"}
@@ -111,7 +201,7 @@ def capture_launches(launch: Any) -> list[tuple[Any, dict[str, Any], dict[str, A
     original = interpreter.InterpretedFunction.run
 
     def run(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
-        options = {k: kwargs[k] for k in ("num_warps", "num_stages", "num_ctas") if k in kwargs}
+        options: dict[str, Any] = {k: kwargs[k] for k in ("num_warps", "num_stages", "num_ctas") if k in kwargs}
         named = dict(zip(self.arg_names, args, strict=False))
         named.update({k: v for k, v in kwargs.items() if k in self.arg_names})
         seen.append((self.fn, named, options))
@@ -165,7 +255,7 @@ def signature_of(fn: Any, args: dict[str, Any]) -> tuple[dict[str, str], dict[st
     signature: dict[str, str] = {}
     constexprs: dict[str, Any] = {}
     for name in params:
-        value = args.get(name)
+        value: Any = args.get(name)
         if "constexpr" in str(annotations.get(name, "")):
             signature[name], constexprs[name] = "constexpr", value
         elif hasattr(value, "dtype") and hasattr(value, "data_ptr"):

@@ -23,7 +23,7 @@ from .._dtypes import PRECISIONS, ulp_spacing
 from .._findings import Finding, deduplicate
 from .._results import CaseResult, Determinism, PropertyOutcome, Status, Timing
 from .._spec import Spec, Tensor
-from ..backends import synchronize, untrusted_reason
+from ..backends import kernel_frame, synchronize, untrusted_error, untrusted_reason
 from ..cases import Case, SkipKind, index_range_problem, make_args, upcast
 from ..cases._inputs import shape_of
 from ..cases._matrix import SNAPSHOT_MAX_ELEMENTS
@@ -56,8 +56,13 @@ def _as_tuple(value: Any, what: str) -> tuple[torch.Tensor, ...]:
 
 
 def _short_traceback(exc: BaseException) -> str:
+    """``Type: first line (at file:line)``, at the innermost frame of the user's code when there is one (else the
+    innermost frame). Triton's interpreter wraps a kernel's error in an InterpreterError: the error itself is shown."""
+    while type(exc).__name__ == "InterpreterError" and exc.__cause__ is not None:
+        exc = exc.__cause__
     last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
-    where = f" (at {last[0].filename}:{last[0].lineno})" if last else ""
+    at = kernel_frame(exc) or (f"{last[0].filename}:{last[0].lineno}" if last else None)
+    where = f" (at {at})" if at else ""
     text = str(exc).strip().splitlines()
     head = text[0] if text else ""
     if len(text) > 1:
@@ -247,7 +252,11 @@ def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: Cas
         timing.kernel = kernel.seconds
         result.findings = deduplicate(kernel.findings)
         result.status, result.reasons = Status.ERROR, [f"the kernel raised {_short_traceback(exc)}"]
-        _maybe_untrust(result, framework, case, device)
+        limitation = untrusted_error(framework, exc, device)
+        if limitation:
+            _untrust(result, limitation)
+        else:
+            _maybe_untrust(result, framework, case, device)
         return
     n = reduction_length(tuple(spec.reduce), case.sizes)
     names = [f"output {i}" for i in range(len(outs))]
@@ -374,9 +383,13 @@ def _judge(result: CaseResult) -> None:
 def _maybe_untrust(result: CaseResult, framework: str, case: Case, device: DeviceInfo) -> None:
     why = untrusted_reason(framework, case.precision, device)
     if why:
-        result.untrusted = why
-        result.status = Status.UNTRUSTED
-        result.warnings.append(f"not blamed on the kernel: {why}; check this case on a GPU")
+        _untrust(result, why)
+
+
+def _untrust(result: CaseResult, why: str) -> None:
+    result.untrusted = why
+    result.status = Status.UNTRUSTED
+    result.warnings.append(f"not blamed on the kernel: {why}; check this case on a GPU")
 
 
 class _Lazy:
