@@ -4,12 +4,16 @@ kernels, ill-conditioned cases, the interpreter's own limits, a bounded matrix).
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 
 import kcheck
 from kcheck import SpecError, Status
+from kcheck._device import DeviceInfo
 from kcheck.cases import SkipKind
+from kcheck.cases._matrix import tensor_shapes
 from kcheck.cases._sizes import fit
 from kcheck.compare import Tolerance, compare, tolerance_for
 
@@ -18,6 +22,9 @@ try:
     import triton.language as tl
 except ImportError:  # the interpreter tests below skip
     triton = None
+
+CPU = DeviceInfo("cpu", "CPU", 64 * 2**30, 64 * 2**30, None, 132, True)
+GPU = DeviceInfo("cuda", "H200", 141 * 2**30, 140 * 2**30, (9, 0), 132, False)
 
 
 def _spec(**kw):
@@ -319,6 +326,63 @@ def test_compare_forgives_through_a_copy_of_the_frozen_baseline_check():
     worse = (e + 1e-2).float()
     cmp = compare("o", worse, e, Tolerance(1e-5, 1e-5, "t"), baseline=baseline, baseline_required=False)
     assert not cmp.passed and not cmp.baseline.forgave
+
+
+# -- the reference's output shapes: learned once, bounded, never computed for real --------------------------------
+
+def _counting_spec(reference, inputs=None, dims=None):
+    return kcheck.Spec(name="shapes", kernel=reference, reference=reference,
+                       inputs=inputs or [kcheck.Tensor("S", "D")], dims=dims or {})
+
+
+def test_a_reference_that_allocates_real_memory_is_called_a_bounded_number_of_times():
+    seen: list[int] = []
+
+    def reference(x):  # a cos/sin table built on the CPU, proportional to S
+        s = x.shape[0]
+        seen.append(s)
+        if s > 2**20:  # what an unbounded matrix would allocate here (16 GiB at the large case): refuse instead
+            raise MemoryError(f"S={s}")
+        pos = torch.arange(s, device="cpu", dtype=torch.float64)
+        return x * torch.cos(pos)[:, None].to(x.device)
+
+    spec = _counting_spec(reference)
+    for device in (CPU, GPU):
+        kcheck.matrix(spec, device=device)
+    assert len(seen) <= 3 and max(seen) <= 2**10, seen
+
+
+def test_a_shape_rule_is_learned_from_three_probes():
+    calls: list[int] = []
+
+    def reference(a, b):
+        calls.append(1)
+        return torch.cat([a @ b, a @ b]), (a @ b).reshape(-1), a.sum()
+
+    spec = kcheck.Spec(name="mm", kernel=reference, reference=reference,
+                       inputs=[kcheck.Tensor("M", "K"), kcheck.Tensor("K", "N")])
+    cases = kcheck.matrix(spec, device=GPU)
+    assert len(calls) == 3
+    assert tensor_shapes(spec, {"M": 3, "K": 1000, "N": 7}) == [(3, 1000), (1000, 7), (6, 7), (21,), ()]
+    large = next(c for c in cases if c.axis == "large")
+    assert max(math.prod(s) for s in tensor_shapes(spec, large.sizes)) > 2**31
+
+
+def test_without_a_rule_each_set_of_sizes_is_inferred_once_and_the_calls_are_bounded():
+    from kcheck.cases import _shapes
+
+    calls: list[tuple[int, ...]] = []
+
+    def reference(x):
+        calls.append(tuple(x.shape))
+        return x[: x.shape[0] // 2]  # N // 2: no product rule fits
+
+    spec = _counting_spec(reference, inputs=[kcheck.Tensor("N")])
+    kcheck.matrix(spec, device=GPU)
+    assert len(calls) <= 3 + _shapes.MAX_CALLS
+    n = len(calls)
+    kcheck.matrix(spec, device=GPU)
+    assert len(calls) == n  # memoized: the second matrix asks nothing
 
 
 # -- errors of Triton's interpreter itself are not the kernel's -------------------------------------------------

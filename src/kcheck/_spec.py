@@ -388,6 +388,8 @@ class Spec:
     stages: Mapping[str, tuple[Callable[..., Any], Callable[..., Any]]] = field(default_factory=dict)
     output_dtypes: Sequence[torch.dtype | None] | None = None
     precisions: tuple[Precision, ...] = field(init=False, repr=False)
+    #: What the matrix learned of the reference's output shapes (see cases._shapes), shared by narrowed copies.
+    _shape_memo: dict[str, Any] = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):

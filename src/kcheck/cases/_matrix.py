@@ -28,12 +28,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import torch
-
 from .._device import DeviceInfo
 from .._dtypes import PRECISIONS, precision
 from .._errors import SpecError
-from .._spec import PATTERNS, Index, Scalar, Spec, Tensor
+from .._spec import PATTERNS, Index, Spec, Tensor
+from ._shapes import output_shapes
 from ._sizes import INT32_LIMIT, ODD, fit, real_sizes, systematic
 
 TIERS = ("quick", "default", "full")
@@ -45,6 +44,8 @@ class SkipKind(str, enum.Enum):
     DEVICE = "device"  # this machine cannot run it (no GPU, capability, memory, the CPU's budget)
     OPTION = "option"  # the caller turned it off (large=False)
     SPEC = "spec"  # the Spec makes it impossible (an Index with no valid value)
+
+
 #: On the CPU, Triton's interpreter runs programs one after another: keep each case's tensors below this many
 #: elements (the largest tensor); bigger cases run on a GPU.
 CPU_MAX_ELEMENTS = 2**22
@@ -96,36 +97,15 @@ class Case:
 
 def tensor_shapes(spec: Spec, dims: dict[str, int]) -> list[tuple[int, ...]]:
     """Shapes of every tensor input and output at the given sizes. Outputs the kernel allocates itself are
-    inferred by running the reference on meta tensors (no memory, no compute); if that fails they are left out."""
+    inferred from the reference on meta tensors, learned once per Spec (see ``cases._shapes``); where they cannot
+    be they are left out."""
     out = []
     for t in [*spec.inputs, *(spec.outputs or ())]:
         if isinstance(t, (Tensor, Index)):
             out.append(tuple(dims[d] if isinstance(d, str) else d for d in t.dims))
     if spec.outputs is None:
-        out += _meta_output_shapes(spec, dims)
+        out += output_shapes(spec, dims)
     return out
-
-
-def _meta_output_shapes(spec: Spec, dims: dict[str, int]) -> list[tuple[int, ...]]:
-    args: list[Any] = []
-    for t in spec.inputs:
-        if isinstance(t, (Tensor, Index)):
-            shape = tuple(dims[d] if isinstance(d, str) else d for d in t.dims)
-            dtype = torch.float64 if isinstance(t, Tensor) else t.dtype
-            try:
-                args.append(torch.empty(shape, dtype=dtype, device="meta"))
-            except RuntimeError:  # past what a tensor can hold (a square Spec's large case): no shapes
-                return []
-        elif isinstance(t, Scalar):
-            args.append(t.value(dims) if callable(t.value) else t.value)
-        else:
-            return []  # a Custom input: nothing to build on the meta device
-    try:
-        res = spec.reference(*args)
-    except Exception:
-        return []
-    res = res if isinstance(res, (tuple, list)) else (res,)
-    return [tuple(r.shape) for r in res if isinstance(r, torch.Tensor)]
 
 
 def _numel(shape: Iterable[int]) -> int:
@@ -281,9 +261,9 @@ def skip_reason(case: Case, spec: Spec, device: DeviceInfo) -> str | None:
     """Why ``case`` cannot run on ``device``, or None."""
     prec = PRECISIONS[case.precision]
     if prec.min_capability is not None and (device.capability is None or device.capability < prec.min_capability):
-        need = ".".join(map(str, prec.min_capability))
+        cap = ".".join(map(str, prec.min_capability))
         here = "this CPU" if device.capability is None else f"capability {device.capability[0]}.{device.capability[1]}"
-        return f"{case.precision} needs a GPU of compute capability >= {need} ({here})"
+        return f"{case.precision} needs a GPU of compute capability >= {cap} ({here})"
     dims = case.sizes
     itemsize = prec.storage.itemsize
     need = estimate_bytes(spec, dims, itemsize)

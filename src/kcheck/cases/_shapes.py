@@ -1,0 +1,219 @@
+"""Shapes of the outputs a kernel allocates itself, learned from the reference on meta tensors, cheaply and bounded.
+
+The matrix needs every case's tensor shapes (memory estimates, the CPU budgets, the past-2**31 case), but a Spec
+whose kernel returns its outputs declares no output shapes. kcheck runs the reference on meta tensors (shapes only:
+no memory, no arithmetic), and bounds what that costs:
+
+- **a rule from three probes**: the reference runs at three small size assignments, each dimension a distinct
+  prime (kept inside its Dim's constraints). Each output extent is matched to a constant times a product of named
+  dimensions (``N``, ``2*N``, ``M*N``, ``16``); when every extent of every output matches, the rule gives the
+  output shapes of every case without calling the reference again;
+- **otherwise, once per distinct set of sizes**, memoized, at most ``MAX_CALLS`` calls and ``MAX_SECONDS`` in all,
+  and only where the inputs hold at most ``MAX_DIRECT_ELEMENTS`` elements; past that the outputs are left out
+  (the shapes are the inputs' and the declared outputs' only);
+- **meta only**: the reference runs with meta as the default device (``torch.arange(n)`` costs nothing), and a
+  tensor of more than one element created on another device (``torch.arange(n, device="cpu")``) stops the call
+  before it allocates: kcheck then stops asking that reference for shapes. A reference that raises on meta
+  tensors at the probes is not asked again either.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from .._spec import Index, Scalar, Spec, Tensor
+
+#: Calls of the reference, beyond the three probes, per Spec when no rule fits.
+MAX_CALLS = 16
+#: Seconds the reference may take in all, beyond the probes, per Spec when no rule fits.
+MAX_SECONDS = 2.0
+#: Without a rule, the reference is not called for sizes whose inputs hold more elements than this.
+MAX_DIRECT_ELEMENTS = 2**26
+#: A rule is looked for over products of at most this many dimensions' subsets (2**n products per extent).
+MAX_RULE_DIMS = 10
+
+_PRIMES = (5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107,
+           109, 113, 127, 131)
+
+Shape = tuple[int, ...]
+#: Per output, per axis: (constant, dimension names) meaning constant * product of those dimensions.
+Rule = list[list[tuple[int, tuple[str, ...]]]]
+
+
+class _NotMeta(Exception):
+    """The reference created (or was about to create) a tensor off the meta device."""
+
+
+def _meta_only_mode() -> Any:
+    """A dispatch mode that stops any op creating or reading a tensor of more than one element off the meta
+    device; None where torch has no dispatch modes."""
+    try:
+        from torch.utils._python_dispatch import TorchDispatchMode
+        from torch.utils._pytree import tree_leaves
+    except ImportError:  # pragma: no cover - every supported torch has them
+        return None
+
+    def real(x: object) -> bool:
+        if isinstance(x, torch.Tensor):
+            return x.device.type != "meta" and x.numel() > 1
+        return isinstance(x, torch.device) and x.type != "meta"
+
+    class MetaOnly(TorchDispatchMode):  # type: ignore[misc]
+        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            kwargs = kwargs or {}
+            if any(real(a) for a in tree_leaves((args, kwargs))):
+                raise _NotMeta(str(func))
+            out = func(*args, **kwargs)
+            if any(real(o) for o in tree_leaves(out)):
+                raise _NotMeta(str(func))
+            return out
+
+    return MetaOnly()
+
+
+@dataclass
+class _Inference:
+    rule: Rule | None = None
+    probed: bool = False
+    stopped: str | None = None  # why the reference is no longer asked
+    calls: int = 0  # calls beyond the probes
+    seconds: float = 0.0
+    memo: dict[tuple[tuple[str, int], ...], list[Shape]] = field(default_factory=dict)
+
+
+def _state(spec: Spec) -> _Inference:
+    memo = spec._shape_memo
+    state = memo.get("outputs")
+    if state is None:
+        state = memo["outputs"] = _Inference()
+    return state
+
+
+def _input_elements(spec: Spec, dims: Mapping[str, int]) -> int:
+    total = 0
+    for t in spec.inputs:
+        if isinstance(t, (Tensor, Index)):
+            total += math.prod(dims[d] if isinstance(d, str) else d for d in t.dims)
+    return total
+
+
+def _call(spec: Spec, dims: Mapping[str, int]) -> list[Shape] | None:
+    """The reference's output shapes at ``dims`` on meta tensors; None when it cannot run there (``_NotMeta`` when
+    it computes off the meta device)."""
+    args: list[Any] = []
+    for t in spec.inputs:
+        if isinstance(t, (Tensor, Index)):
+            shape = tuple(dims[d] if isinstance(d, str) else d for d in t.dims)
+            dtype = torch.float64 if isinstance(t, Tensor) else t.dtype
+            try:
+                args.append(torch.empty(shape, dtype=dtype, device="meta"))
+            except RuntimeError:  # past what a tensor can hold (a square Spec's large case)
+                return None
+        elif isinstance(t, Scalar):
+            try:
+                args.append(t.value(dict(dims)) if callable(t.value) else t.value)
+            except Exception:
+                return None
+        else:
+            return None  # a Custom input: nothing to build on the meta device
+    mode = _meta_only_mode()
+    try:
+        with torch.no_grad(), torch.device("meta"):
+            if mode is None:
+                res = spec.reference(*args)
+            else:
+                with mode:
+                    res = spec.reference(*args)
+    except _NotMeta:
+        raise
+    except Exception:
+        return None
+    res = res if isinstance(res, (tuple, list)) else (res,)
+    return [tuple(r.shape) for r in res if isinstance(r, torch.Tensor)]
+
+
+def _probe_dims(spec: Spec, k: int) -> dict[str, int]:
+    names = spec.dim_names()
+    out = {}
+    for j, d in enumerate(names):
+        dim = spec.dim(d)
+        out[d] = dim.clip(dim.min + _PRIMES[(k * len(names) + j) % len(_PRIMES)] * dim.multiple_of)
+    return out
+
+
+def _learn(probes: list[dict[str, int]], shapes: list[list[Shape]]) -> Rule | None:
+    """The rule that reproduces every probe's shapes, or None."""
+    if len({len(s) for s in shapes}) != 1 or any(len({len(s[o]) for s in shapes}) != 1 for o in
+                                                 range(len(shapes[0]))):
+        return None
+    names = list(probes[0])
+    if len(names) > MAX_RULE_DIMS:
+        return None
+    subsets = [c for r in range(len(names) + 1) for c in itertools.combinations(names, r)]
+    rule: Rule = []
+    for o, first in enumerate(shapes[0]):
+        axes = []
+        for a in range(len(first)):
+            best: tuple[int, tuple[str, ...]] | None = None
+            for subset in subsets:
+                prods = [math.prod(p[d] for d in subset) for p in probes]
+                values = [s[o][a] for s in shapes]
+                if prods[0] == 0 or values[0] % prods[0]:
+                    continue
+                c = values[0] // prods[0]
+                if all(c * p == v for p, v in zip(prods, values, strict=True)):
+                    cand = (c, subset)
+                    if best is None or (cand[0] != 1, len(cand[1])) < (best[0] != 1, len(best[1])):
+                        best = cand
+            if best is None:
+                return None
+            axes.append(best)
+        rule.append(axes)
+    return rule
+
+
+def _apply(rule: Rule, dims: Mapping[str, int]) -> list[Shape]:
+    return [tuple(c * math.prod(dims[d] for d in subset) for c, subset in axes) for axes in rule]
+
+
+def output_shapes(spec: Spec, dims: Mapping[str, int]) -> list[Shape]:
+    """Shapes of the outputs the reference returns at ``dims`` (see the module docstring); [] when unknown."""
+    state = _state(spec)
+    if state.stopped is not None:
+        return []
+    if not state.probed:
+        state.probed = True
+        probes = [_probe_dims(spec, k) for k in range(3)]
+        try:
+            shapes = [_call(spec, p) for p in probes]
+        except _NotMeta as exc:
+            state.stopped = f"the reference computes off the meta device ({exc})"
+            return []
+        if any(s is None for s in shapes):
+            state.stopped = "the reference does not run on meta tensors"
+            return []
+        state.rule = _learn(probes, shapes)  # type: ignore[arg-type]
+    if state.rule is not None:
+        return _apply(state.rule, dims)
+    key = tuple(sorted(dims.items()))
+    if key in state.memo:
+        return state.memo[key]
+    if state.calls >= MAX_CALLS or state.seconds >= MAX_SECONDS or _input_elements(spec, dims) > MAX_DIRECT_ELEMENTS:
+        return []
+    t0 = time.perf_counter()
+    state.calls += 1
+    try:
+        found = _call(spec, dims)
+    except _NotMeta as exc:
+        state.stopped = f"the reference computes off the meta device ({exc})"
+        found = None
+    state.seconds += time.perf_counter() - t0
+    state.memo[key] = found or []
+    return state.memo[key]
