@@ -13,7 +13,7 @@ import kcheck
 from kcheck import SpecError, Status
 from kcheck._device import DeviceInfo
 from kcheck.cases import SkipKind
-from kcheck.cases._matrix import tensor_shapes
+from kcheck.cases._matrix import CPU_MAX_WORK, tensor_shapes, work
 from kcheck.cases._sizes import fit
 from kcheck.compare import Tolerance, compare, tolerance_for
 
@@ -383,6 +383,38 @@ def test_without_a_rule_each_set_of_sizes_is_inferred_once_and_the_calls_are_bou
     n = len(calls)
     kcheck.matrix(spec, device=GPU)
     assert len(calls) == n  # memoized: the second matrix asks nothing
+
+
+# -- the CPU bounds a case's work, not only its largest tensor --------------------------------------------------
+
+def _gemm_spec(**dims):
+    return kcheck.Spec(name="mm", kernel=torch.matmul, reference=torch.matmul, reduce=["K"], dtypes=["fp32"],
+                       inputs=[kcheck.Tensor("M", "K"), kcheck.Tensor("K", "N")], dims=dims)
+
+
+def test_real_sizes_shrink_the_other_dimensions_to_the_cpu_work_budget():
+    cases = kcheck.matrix(_gemm_spec(), device=CPU)
+    for c in cases:
+        if c.skip is None:
+            assert work(c.sizes) <= CPU_MAX_WORK, c.id
+    vocab = next(c for c in cases if c.axis == "real" and c.sizes["K"] == 128256)
+    assert vocab.skip is None and vocab.sizes["M"] * vocab.sizes["N"] <= CPU_MAX_WORK // 128256
+    gpu = next(c for c in kcheck.matrix(_gemm_spec(), device=GPU) if c.axis == "real" and c.sizes["K"] == 128256)
+    assert gpu.sizes["M"] == gpu.sizes["N"] == 128  # a GPU runs it whole
+
+
+def test_a_case_whose_work_cannot_shrink_runs_on_a_gpu_only():
+    def reference(a, b, c):  # small tensors, but the work is A*B*C
+        return a.sum() * b.sum() * c.sum()
+
+    spec = kcheck.Spec(name="abc", kernel=reference, reference=reference, dtypes=["fp32"],
+                       inputs=[kcheck.Tensor("A"), kcheck.Tensor("B"), kcheck.Tensor("C")],
+                       dims={"A": kcheck.Dim(min=512, nominal=512), "B": kcheck.Dim(min=512, nominal=512)})
+    cases = kcheck.matrix(spec, device=CPU)
+    vocab = next(c for c in cases if c.axis == "real" and c.sizes["C"] == 128256)
+    assert vocab.skip is not None and "work 512*512*128256" in vocab.skip and vocab.skip_kind is SkipKind.DEVICE
+    nominal = next(c for c in cases if c.id.startswith("abc[A=512,B=512,C=128,fp32"))
+    assert nominal.skip is None  # four times the Spec's own nominal work is always within the budget
 
 
 # -- errors of Triton's interpreter itself are not the kernel's -------------------------------------------------

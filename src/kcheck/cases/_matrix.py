@@ -49,6 +49,12 @@ class SkipKind(str, enum.Enum):
 #: On the CPU, Triton's interpreter runs programs one after another: keep each case's tensors below this many
 #: elements (the largest tensor); bigger cases run on a GPU.
 CPU_MAX_ELEMENTS = 2**22
+#: On the CPU, a case's *work* (the product of its named dimension sizes, each at least 1: the elements of an
+#: elementwise kernel, M*N*K for a GEMM) is kept under this, or under ``CPU_NOMINAL_WORK_FACTOR`` times the Spec's
+#: nominal case's own work when that is larger (a Spec with four dimensions of 128). The real-size and wave cases
+#: shrink their other dimensions (to 17, then down to 1) to fit; a case still past it runs on a GPU.
+CPU_MAX_WORK = 2**24
+CPU_NOMINAL_WORK_FACTOR = 4
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,17 @@ def _numel(shape: Iterable[int]) -> int:
     return math.prod(shape)
 
 
+def work(dims: dict[str, int]) -> int:
+    """A case's work: the product of its named dimension sizes, each at least 1 (see ``CPU_MAX_WORK``)."""
+    return math.prod(max(1, s) for s in dims.values())
+
+
+def cpu_work_budget(spec: Spec) -> int:
+    """The most work a case of ``spec`` may have on the CPU (see ``CPU_MAX_WORK``)."""
+    nominal = work({d: spec.dim(d).nominal for d in spec.dim_names()})
+    return max(CPU_MAX_WORK, CPU_NOMINAL_WORK_FACTOR * nominal)
+
+
 #: Inputs larger than this are fingerprinted rather than copied to check that the kernel left them unchanged.
 SNAPSHOT_MAX_ELEMENTS = 2**26
 
@@ -153,17 +170,19 @@ class _Builder:
         self.cases[case.id] = _with_skip(case, self.spec, self.device)
 
     def shrink_to_fit(self, dims: dict[str, int], keep: str) -> dict[str, int]:
-        """On the CPU, shrink the other dimensions (nominal -> 17 -> 1) until the case fits the element budget."""
+        """On the CPU, shrink the other dimensions (nominal -> 17 -> 1), one at a time, until the case fits the
+        element and work budgets."""
         if self.device.is_gpu:
             return dims
         dims = dict(dims)
+        budget = cpu_work_budget(self.spec)
         for target in (17, 1):
             for d in self.names:
-                if d == keep:
-                    continue
-                if max((_numel(s) for s in tensor_shapes(self.spec, dims)), default=0) <= CPU_MAX_ELEMENTS:
+                biggest = max((_numel(s) for s in tensor_shapes(self.spec, dims)), default=0)
+                if biggest <= CPU_MAX_ELEMENTS and work(dims) <= budget:
                     return dims
-                dims[d] = min(dims[d], fit(self.spec.dim(d), target))
+                if d != keep:
+                    dims[d] = min(dims[d], fit(self.spec.dim(d), target))
         return dims
 
     def build(self) -> list[Case]:
@@ -276,6 +295,9 @@ def skip_reason(case: Case, spec: Spec, device: DeviceInfo) -> str | None:
     if not device.is_gpu and biggest > CPU_MAX_ELEMENTS:
         return (f"{biggest:,} elements is past the CPU budget of {CPU_MAX_ELEMENTS:,} for Triton's interpreter; "
                 "it runs on a GPU")
+    if not device.is_gpu and (w := work(dims)) > (budget := cpu_work_budget(spec)):
+        return (f"work {'*'.join(str(s) for s in dims.values())} = {w:,} is past the CPU budget of {budget:,} for "
+                "Triton's interpreter; it runs on a GPU")
     return None
 
 
