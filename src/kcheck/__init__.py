@@ -11,8 +11,8 @@ from . import properties as props
 from ._check import check, matrix
 from ._device import enable_interpreter_if_no_gpu
 from ._dtypes import PRECISIONS
-from ._errors import EnvironmentProblem, KcheckError, SpecError
-from ._results import CaseResult, Report, SpecReport, Status
+from ._errors import EnvironmentProblem, Interrupted, KcheckError, SpecError
+from ._results import CaseResult, Report, SpecReport, Status, Verdict
 from ._spec import Custom, Dim, Index, Scalar, Spec, Tensor
 from .backends import CudaKernel
 from .cases import Case, CaseContext
@@ -32,6 +32,7 @@ __all__ = [
     "Dim",
     "EnvironmentProblem",
     "Index",
+    "Interrupted",
     "KcheckError",
     "Property",
     "PropertyContext",
@@ -42,6 +43,7 @@ __all__ = [
     "SpecReport",
     "Status",
     "Tensor",
+    "Verdict",
     "check",
     "debug",
     "doctor",
