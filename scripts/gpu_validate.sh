@@ -11,7 +11,7 @@ export PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
 $py -m pip install -q --no-deps --no-build-isolation -e . >"$out/steps.log" 2>&1 || { cat "$out/steps.log"; exit 2; }
 summary=()
-steps=${STEPS:-"examples seeds zoo sanitize race isolation pytest bench"}
+steps=${STEPS:-"examples seeds zoo sanitize race isolation trust pytest bench"}
 want() { [[ " $steps " == *" $1 "* ]]; }
 step() {  # step NAME EXPECTED_RC COMMAND...: run, log to $out/NAME.log, record the outcome
   local name=$1 want=$2; shift 2
@@ -91,6 +91,21 @@ if want isolation; then
   echo "== isolation: an illegal address in one case (sticky CUDA error) is reported crashed; the rest pass"
   step isolation_illegal_address 1 $py -m kcheck.cli check tests/isolation/gpu_illegal_address.py -q \
     --no-large --case '*N=33,*' --case '*N=129,*' --case '*N=1024,*' --show 3
+fi
+if want trust; then
+  echo "== trust: verdicts, limits, interrupts, discovery, malformed Specs and command lines, on the GPU"
+  step trust_tests 0 $py -m pytest -q -m "gpu or not gpu" -p no:cacheprovider --durations 8 tests/test_trust_run.py \
+    tests/test_trust_verdicts.py tests/test_isolation.py tests/test_discover.py tests/test_repro_security.py \
+    tests/test_fuzz.py tests/test_resources.py tests/test_examples.py
+  echo "== a planted hang on the GPU machine is still a hang (4 timeouts, one retried), its even sizes pass"
+  hang_spec=$(mktemp -d)/stuck_spec.py
+  $py - "$hang_spec" <<'PY'
+import sys, textwrap
+sys.path.insert(0, "tests")
+from test_loaded_machine import HANG
+open(sys.argv[1], "w").write(textwrap.dedent(HANG))
+PY
+  step trust_planted_hang 1 $py -m kcheck.cli check "$hang_spec" -q --no-large --timeout 5
 fi
 if want pytest; then
   echo "== the test suite on the GPU, GPU-marked tests included"

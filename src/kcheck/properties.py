@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from ._errors import SpecError
-from .compare import mismatch_mask, rms, tolerance_for
+from .compare import mismatch_mask, rms, rms_of_inputs, tolerance_for
 
 
 @dataclass
@@ -36,7 +36,8 @@ class PropertyContext:
             raise AssertionError(f"{what}: shapes differ, {list(actual.shape)} vs {list(expected.shape)}")
         a = actual.detach().to(torch.float64)
         e = expected.detach().to(device=a.device, dtype=torch.float64)
-        tol = tolerance_for(self.precision, actual.dtype, self.reduction, rms(e))
+        tol = tolerance_for(self.precision, actual.dtype, self.reduction, rms(e),
+                            input_scale=lambda: rms_of_inputs(self.inputs))
         bad = mismatch_mask(a, e, tol)
         if bool(bad.any()):
             n = int(bad.sum())

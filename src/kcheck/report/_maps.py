@@ -140,15 +140,18 @@ def maps_for_case(spec: Spec, case: Case, out_dir: str | Path, *, result: CaseRe
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     failing = None
+    judged = {}  # the tolerance each output was judged with (its floor may come from the inputs' scale)
     if result is not None and result.comparisons:
         failing = {c.output for c in result.comparisons if not c.passed}
+        judged = {c.output: c.tolerance for c in result.comparisons}
     n = reduction_length(tuple(spec.reduce), case.sizes)
     tile = tile_of(case)
     paths = []
     for name, actual, expected in case_tensors(spec, case, device, options=options):
         if actual.shape != expected.shape or actual.numel() == 0:
             continue
-        tol = tolerance_for(case.precision, actual.dtype, n, rms(expected), rtol=spec.rtol, atol=spec.atol)
+        tol = judged.get(name) or tolerance_for(case.precision, actual.dtype, n, rms(expected), rtol=spec.rtol,
+                                                atol=spec.atol)
         if failing is not None:
             if name not in failing:
                 continue

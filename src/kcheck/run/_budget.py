@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass, field
 
 from ..cases import Case
+from ..cases import work as work_of
 
 #: A case may take this many times what the finished cases predict before it passes its limit.
 SLACK = 4.0
@@ -30,8 +31,8 @@ MAX_LOAD = 8.0
 
 
 def work(case: Case) -> int:
-    """The product of the case's named dimension sizes, each at least 1."""
-    return math.prod(max(1, size) for _, size in case.dims)
+    """The product of the case's named dimension sizes, each at least 1 (the matrix's own measure of work)."""
+    return work_of(case.sizes)
 
 
 def load_factor() -> float:

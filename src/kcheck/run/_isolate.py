@@ -278,8 +278,9 @@ class Isolated:
 
 
 def _poll_timeout(limit: float) -> float | None:
-    """A limit for ``Connection.poll``: None (wait forever) for inf and for limits past what poll() accepts."""
-    return None if math.isinf(limit) or limit > 1e7 else limit
+    """A limit for ``Connection.poll``: None (wait forever) for inf and for limits past what poll() accepts (its
+    milliseconds must fit a C int: about 24 days)."""
+    return None if math.isinf(limit) or limit > 1e6 else limit
 
 
 def _exit_reason(code: int | None) -> str:
