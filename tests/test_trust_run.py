@@ -125,7 +125,7 @@ def test_a_bad_command_line_exits_4(argv):
     assert exc.value.code == ExitCode.USAGE
 
 
-@pytest.mark.parametrize("value", ["inf", "1e9"])
+@pytest.mark.parametrize("value", ["inf", "1e9", "5e6"])
 def test_timeout_inf_means_no_limit(tmp_path, value):
     path = _write(tmp_path, "neg.py", NEG)
     assert main(["check", str(path), "-q", "--tier", "quick", "--timeout", value,
