@@ -226,7 +226,7 @@ def test_an_integer_reference_output_has_no_dtype_to_keep():
 def _zero_spec(noise):
     def kernel(x):
         gen = torch.Generator().manual_seed(1)
-        return (x - x) + (noise * torch.randn(x.shape, generator=gen)).to(x.dtype)
+        return (x - x) + (noise * torch.randn(x.shape, generator=gen)).to(device=x.device, dtype=x.dtype)
 
     return kcheck.Spec(name="zero", kernel=kernel, reference=lambda x: x - x, inputs=[kcheck.Tensor("N")],
                        dims={"N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32", "bf16"])

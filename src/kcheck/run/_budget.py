@@ -6,8 +6,11 @@ nominal one (a GEMM with K = 128256 in Triton's interpreter), a correct kernel p
 - **work**: a case's work is the product of its named dimension sizes (each at least 1): elements for an
   elementwise kernel, M*N*K for a GEMM. The cheapest proxy that orders the cases of one Spec by cost.
 - **scaled limit**: a case may take ``max(timeout, slack x predicted)``, where ``predicted`` extrapolates linearly
-  from the finished case of the same Spec with the largest work not above this one's; both figures are multiplied
-  by the machine's load (the 1-minute load average per core, when above 1).
+  from the finished case of the same Spec with the largest work not above this one's, and only from one within
+  ``NEAR`` times its work: a small case's time is mostly fixed cost (a compile, the first CUDA call), which a long
+  extrapolation would turn into minutes of waiting on a hung kernel (seen on an H200: 229 s for a wave case predicted
+  from the nominal one). Both figures are multiplied by the machine's load (the 1-minute load average per core, when
+  above 1). A case far costlier than any finished one gets the base limit, and the retry below covers it.
 - **one retry**: the first case of a Spec that passes its limit is run again with ``retry`` times the limit. If it
   finishes it was slow, not hung: its result stands, with a warning. If it does not, it is reported as a timeout
   and the Spec's later timeouts are not retried (a hang is confirmed; retrying each would multiply its cost).
@@ -26,6 +29,8 @@ from ..cases import work as work_of
 SLACK = 4.0
 #: The retry of the first case to pass its limit gets this many times the limit.
 RETRY = 4.0
+#: Predictions extrapolate from a finished case within this factor of the case's work, never further.
+NEAR = 16
 #: The load factor is capped here (a machine 8x oversubscribed is not a machine to check kernels on).
 MAX_LOAD = 8.0
 
@@ -57,7 +62,7 @@ class Deadlines:
     def predicted(self, case: Case) -> float:
         """Seconds the finished cases predict for ``case`` (0 when none of them is comparable)."""
         w = work(case)
-        below = [(cw, s) for cw, s in self._done if cw <= w]
+        below = [(cw, s) for cw, s in self._done if w / NEAR <= cw <= w]
         if not below:
             return 0.0
         cw, seconds = max(below)
