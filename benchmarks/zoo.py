@@ -1,8 +1,9 @@
 """Score kcheck on the planted bugs, beside the checks people use today (issue 6).
 
-    python benchmarks/zoo.py [--seeds N]
+    python benchmarks/zoo.py [--seeds N] [--zoo DIR]
 
-For every Spec in tests/zoo_kernels (one planted bug each) and in examples/ (correct kernels):
+For every Spec in tests/zoo_kernels (one planted bug each; ``--zoo DIR`` scores another folder of planted bugs) and in
+examples/ (correct kernels):
 
 - kcheck: the default matrix (no past-2**31 case on the CPU), interpreter checks on; detected or not, and by which
   mechanism first: comparison, baseline rule, no-op guard, unwritten output, input mutation, property,
@@ -164,12 +165,13 @@ def _static(spec: Spec) -> list:
 
 
 def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, quiet: bool = False,
-          part: tuple[int, int] = (0, 1), on_row: Callable[[list[dict]], None] | None = None) -> list[dict]:
-    """One row per Spec of tests/zoo_kernels (planted bugs) and examples/ (correct kernels); ``part=(k, n)`` takes
-    every n-th Spec from the k-th (to split the run over processes). On a GPU, a planted bug whose cases all pass
-    is sanitized (compute-sanitizer's four tools over its edge cases): a bug with right values but a wrong access
-    is found there. ``on_row`` is called with the rows so far after each one (a part cut by a time limit keeps what
-    it measured)."""
+          part: tuple[int, int] = (0, 1), on_row: Callable[[list[dict]], None] | None = None,
+          zoo: Path | None = None) -> list[dict]:
+    """One row per Spec of ``zoo`` (planted bugs; default tests/zoo_kernels) and examples/ (correct kernels);
+    ``part=(k, n)`` takes every n-th Spec from the k-th (to split the run over processes). On a GPU, a planted bug
+    whose cases all pass is sanitized (compute-sanitizer's four tools over its edge cases): a bug with right values
+    but a wrong access is found there. ``on_row`` is called with the rows so far after each one (a part cut by a time
+    limit keeps what it measured)."""
     enable_interpreter_if_no_gpu()
     import kcheck
     from kcheck._discover import discover
@@ -179,7 +181,7 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
     gpu = torch.cuda.is_available()
     rows = []
     index = -1
-    for folder, buggy in ((ROOT / "tests" / "zoo_kernels", True), (ROOT / "examples", False)):
+    for folder, buggy in ((zoo or ROOT / "tests" / "zoo_kernels", True), (ROOT / "examples", False)):
         for found in discover(folder):
             for spec in found.specs:
                 index += 1
@@ -293,10 +295,11 @@ def markdown(rows: list[dict], tot: dict[str, float], where: str) -> str:
     return "\n".join(lines)
 
 
-def _spec_names() -> list[str]:
+def _spec_names(zoo: Path | None = None) -> list[str]:
     from kcheck._discover import discover
 
-    return [s.name for folder in ("tests/zoo_kernels", "examples") for f in discover(ROOT / folder) for s in f.specs]
+    return [s.name for folder in (zoo or ROOT / "tests" / "zoo_kernels", ROOT / "examples") for f in discover(folder)
+            for s in f.specs]
 
 
 def main() -> None:
@@ -310,7 +313,10 @@ def main() -> None:
     ap.add_argument("--json", metavar="OUT", help="write rows and totals as JSON to OUT")
     ap.add_argument("--part", default="0/1", metavar="K/N", help="only every N-th Spec from the K-th (parallel runs)")
     ap.add_argument("--merge", nargs="+", metavar="JSON", help="print the table of several --json outputs")
+    ap.add_argument("--zoo", metavar="DIR", type=Path, default=None,
+                    help="the folder of planted bugs to score (default tests/zoo_kernels)")
     args = ap.parse_args()
+    zoo = args.zoo.resolve() if args.zoo is not None else None
     missing: list[str] = []
     if args.merge:
         rows, seen = [], set()
@@ -324,7 +330,7 @@ def main() -> None:
                 if r["spec"] not in seen:
                     seen.add(r["spec"])
                     rows.append(r)
-        missing = sorted(set(_spec_names()) - seen)
+        missing = sorted(set(_spec_names(zoo)) - seen)
     else:
         k, n = (int(v) for v in args.part.split("/"))
         def save(rows: list[dict]) -> None:
@@ -333,7 +339,7 @@ def main() -> None:
                 tmp.write_text(json.dumps({"rows": rows, "totals": totals(rows)}, indent=1, default=str))
                 os.replace(tmp, args.json)
 
-        rows = score(args.seeds, args.budget, diagnose=not args.no_diagnosis, part=(k, n), on_row=save)
+        rows = score(args.seeds, args.budget, diagnose=not args.no_diagnosis, part=(k, n), on_row=save, zoo=zoo)
     tot = totals(rows)
     where = f"{'H200' if torch.cuda.is_available() else 'CPU (Triton interpreter)'}, {time.strftime('%Y-%m-%d')}"
     text = markdown(rows, tot, where)
