@@ -61,6 +61,7 @@ def test_examples_pass_on_a_loaded_machine_and_a_hang_is_still_a_hang(busy, tmp_
                          timeout=600)
     assert run.returncode == 1, run.stdout[-3000:]
     cases = {c["case"]["id"]: c for s in json.loads(hung.read_text())["specs"] for c in s["cases"]}
-    stuck = [c for c in cases.values() if c["case"]["dims"]["N"] % 2]
+    ran = [c for c in cases.values() if c["status"] != "skipped"]  # the past-2**31 case is off (--no-large)
+    stuck = [c for c in ran if c["case"]["dims"]["N"] % 2]
     assert stuck and all(c["status"] == "timeout" for c in stuck)
-    assert all(c["status"] == "passed" for c in cases.values() if c["case"]["dims"]["N"] % 2 == 0)
+    assert all(c["status"] == "passed" for c in ran if c["case"]["dims"]["N"] % 2 == 0)

@@ -73,11 +73,14 @@ def _short_traceback(exc: BaseException) -> str:
 @contextlib.contextmanager
 def _quiet_interpreter() -> Iterator[None]:
     """Triton's interpreter runs kernels in numpy, which warns on every overflow a GPU performs silently; the
-    results already show what matters. Warnings of a GPU run are left alone."""
+    results already show what matters. Warnings of a GPU run are left alone. The interpreter's maximum, minimum and
+    clamp treat NaN as a GPU does (``interpret.gpu_semantics``)."""
     if not interpreter_active():
         yield
         return
-    with warnings.catch_warnings():
+    from ..interpret import gpu_semantics
+
+    with warnings.catch_warnings(), gpu_semantics():
         warnings.simplefilter("ignore", RuntimeWarning)
         yield
 
