@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import enum
+import hashlib
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -32,6 +33,7 @@ from .._device import DeviceInfo
 from .._dtypes import PRECISIONS, precision
 from .._errors import SpecError
 from .._spec import PATTERNS, Index, Spec, Tensor
+from ._covering import pairwise
 from ._shapes import output_shapes
 from ._sizes import INT32_LIMIT, ODD, fit, real_sizes, systematic
 
@@ -55,6 +57,9 @@ CPU_MAX_ELEMENTS = 2**22
 #: shrink their other dimensions (to 17, then down to 1) to fit; a case still past it runs on a GPU.
 CPU_MAX_WORK = 2**24
 CPU_NOMINAL_WORK_FACTOR = 4
+#: On a GPU, the pairwise, long and big cases keep their largest tensor below this many elements (2**28: 1 GiB in
+#: fp32), so that they stay seconds long; the past-2**31 cases are the ``large`` axis's.
+GPU_MAX_ELEMENTS = 2**28
 
 
 @dataclass(frozen=True)
@@ -231,8 +236,125 @@ class _Builder:
             self.add(nom, "seed", seed=seed, repeats=1)
         if not quick:
             self._wave()
+            self._long_and_big()
+            self._interactions()
         self._large()
+        self._large_rows()
         return list(self.cases.values())
+
+    # -- cases for bugs that need two factors at once -------------------------------------------------------------
+
+    def _levels(self, d: str) -> list[int]:
+        """The sizes of one dimension in the pairwise design: 1, 17, the odd 129, the nominal and the largest real
+        size (a long reduction for a reduced dimension), as the Dim's constraints allow; or its declared sizes."""
+        dim = self.spec.dim(d)
+        raw = list(dim.sizes) if dim.sizes is not None else [1, 17, ODD, dim.nominal]
+        raw += sorted(real_sizes(dim))[-1:]
+        out: list[int] = []
+        for v in raw:
+            f = fit(dim, v)
+            if f > 0 and f not in out:
+                out.append(f)
+        return out
+
+    def fits(self, dims: dict[str, int], elements: int | None = None) -> bool:
+        """Whether a non-large case of these sizes runs here in reasonable time: on the CPU within the
+        interpreter's element and work budgets; on a GPU below ``GPU_MAX_ELEMENTS`` and half the free memory."""
+        biggest = max((_numel(s) for s in tensor_shapes(self.spec, dims)), default=0)
+        if not self.device.is_gpu:
+            cap = CPU_MAX_ELEMENTS if elements is None else elements
+            return biggest <= cap and work(dims) <= cpu_work_budget(self.spec)
+        cap = GPU_MAX_ELEMENTS if elements is None else elements
+        return biggest <= cap and estimate_bytes(self.spec, dims, 4) <= 0.5 * self.device.free_bytes
+
+    def _shrink_until_fits(self, dims: dict[str, int], keep: Sequence[str] = (),
+                           elements: int | None = None) -> dict[str, int] | None:
+        """Halve the largest dimension (those not in ``keep`` first) until the case fits; None if it never does."""
+        dims = dict(dims)
+        while not self.fits(dims, elements):
+            movable = [d for d in self.names if d not in keep and dims[d] > 1] or [
+                d for d in self.names if dims[d] > 1]
+            if not movable:
+                return None
+            d = max(movable, key=lambda x: dims[x])
+            smaller = fit(self.spec.dim(d), dims[d] // 2)
+            if smaller >= dims[d]:  # the Dim's constraints allow nothing smaller
+                if d in keep or all(x in keep for x in movable):
+                    return None
+                keep = (*keep, d)
+                continue
+            dims[d] = smaller
+        return dims
+
+    def _long_and_big(self) -> None:
+        """Every precision at the longest reduction length and at the largest non-large size this device allows."""
+        spec = self.spec
+        longest = {d: max(self._levels(d)) for d in self.names}
+        for p in spec.precisions:
+            if spec.reduce:
+                dims = self._shrink_until_fits({**self.nominal, **{r: longest[r] for r in spec.reduce}},
+                                               keep=tuple(spec.reduce))
+                if dims is not None:
+                    n = math.prod(dims[r] for r in spec.reduce)
+                    self.add(dims, "long", precision=p.name,
+                             notes=(f"the longest reduction this device allows, {n} terms, in {p.name}",))
+            big_cap = None if self.device.is_gpu else CPU_MAX_ELEMENTS // 4
+            dims = self._shrink_until_fits(dict(longest), elements=big_cap)
+            if dims is not None:
+                self.add(dims, "big", precision=p.name,
+                         notes=(f"the largest non-large size this device allows in {p.name}",))
+
+    def _interactions(self) -> None:
+        """A pairwise covering design over the sizes, precision, pattern, layout and configuration (see
+        ``_covering``), under a budget of a third of the other cases (at least 8): the default matrix grows by at
+        most half."""
+        spec = self.spec
+        factors: dict[str, list[Any]] = {f"dim:{d}": self._levels(d) for d in self.names}
+        factors["precision"] = [p.name for p in spec.precisions]
+        factors["pattern"] = list(dict.fromkeys(["randn", *spec.patterns]))
+        has_tensor = any(isinstance(t, Tensor) for t in spec.inputs)
+        factors["layout"] = list(dict.fromkeys(["contiguous", *spec.layouts])) if has_tensor else ["contiguous"]
+        factors["config"] = list(range(len(spec.configs)))
+        budget = max(8, len(self.cases) // 3)
+
+        def sizes(row: dict[str, Any]) -> dict[str, int]:
+            return {d: row[f"dim:{d}"] for d in self.names}
+
+        design = pairwise(factors, seed=_stable_seed(spec.name), budget=budget, feasible=lambda r: self.fits(sizes(r)))
+        note = (f"pairwise design: {len(design.rows)} cases cover {design.covered} of {design.pairs} pairs of "
+                f"values ({design.infeasible} pairs too large to run here)",)
+        for row in design.rows:
+            self.add(sizes(row), "pairwise", precision=row["precision"], pattern=row["pattern"], layout=row["layout"],
+                     config=tuple(spec.configs[row["config"]].items()), notes=note)
+
+    def _large_rows(self) -> None:
+        """For each input or output of two or more dimensions, a case where the last row *starts* past 2**31
+        elements: its outer dimension grown, the others nominal. ``row * stride`` in int32 wraps there even when the
+        flat-element case (which may grow the row length instead) never does. An Index whose values range over that
+        outer dimension (ids into an embedding table) reaches it too: its extreme value high-1 is always drawn."""
+        spec = self.spec
+        for t in [*spec.inputs, *(spec.outputs or ())]:
+            if not isinstance(t, (Tensor, Index)) or len(t.dims) < 2 or not isinstance(t.dims[0], str):
+                continue
+            d = t.dims[0]
+            if not spec.dim(d).large:
+                continue
+            stride = _numel(self.nominal[x] if isinstance(x, str) else x for x in t.dims[1:])
+            if stride < 1:
+                continue
+            rows = -(-INT32_LIMIT // stride) + 1  # the fewest rows whose last one starts at 2**31 or past it
+            rows += 1 - rows % 2
+            rows = fit(spec.dim(d), rows)
+            if (rows - 1) * stride < INT32_LIMIT:
+                continue
+            if any(c.axis == "large" and c.sizes[d] >= rows and all(
+                    c.sizes[x] == self.nominal[x] for x in self.names if x != d) for c in self.cases.values()):
+                continue  # the flat-element case already grows this dimension that far
+            dims = {**self.nominal, d: rows}
+            cost = estimate_bytes(spec, dims, 4)
+            self.add(dims, "large", notes=(f"{d}={rows}: the last row of {t.name or 'a tensor'} starts at offset "
+                                           f"{(rows - 1) * stride:,} > 2**31, where row * stride in int32 wraps "
+                                           f"(~{cost / 2**30:.0f} GiB)",))
 
     def _wave(self) -> None:
         if not self.names:
@@ -269,6 +391,10 @@ class _Builder:
         cost, dims, d = best
         self.add(dims, "large", notes=(f"{d}={dims[d]}: the largest tensor passes 2**31 elements, where int32 "
                                        f"index arithmetic overflows (~{cost / 2**30:.0f} GiB)",))
+
+
+def _stable_seed(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
 
 
 def _with_skip(case: Case, spec: Spec, device: DeviceInfo) -> Case:

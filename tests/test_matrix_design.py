@@ -1,0 +1,110 @@
+"""The matrix's design beyond one factor at a time: the pairwise covering design, every precision at the longest
+reduction and the largest size the device allows, and past-2**31 cases where a row's *start* overflows."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+import torch
+
+import kcheck
+from kcheck._device import DeviceInfo
+from kcheck.cases._covering import pairwise
+from kcheck.cases._sizes import INT32_LIMIT
+
+CPU = DeviceInfo("cpu", "CPU", 24 * 2**30, 20 * 2**30, None, 132, True)
+H200 = DeviceInfo("cuda", "NVIDIA H200", 141 * 2**30, 140 * 2**30, (9, 0), 132, False)
+
+
+def _pairs(rows, factors):
+    return {((a, r[a]), (b, r[b])) for r in rows for a, b in itertools.combinations(factors, 2)}
+
+
+def test_pairwise_covers_every_pair_in_far_fewer_rows_than_the_product():
+    factors = {"M": [1, 17, 129, 128, 2880], "N": [1, 17, 129, 128, 4096], "precision": ["fp32", "bf16", "fp16"],
+               "pattern": ["randn", "zeros", "large"], "layout": ["contiguous", "strided"]}
+    design = pairwise(factors, seed=7, budget=1000)
+    want = {((a, va), (b, vb)) for a, b in itertools.combinations(factors, 2) for va in factors[a] for vb in factors[b]}
+    assert _pairs(design.rows, factors) >= want
+    assert design.covered == design.pairs == len(want) and design.infeasible == 0
+    assert len(design.rows) <= 40  # the product is 5*5*3*3*2 = 450; a pairwise design needs about 25
+
+
+def test_pairwise_is_reproducible_and_respects_its_budget_and_feasibility():
+    factors = {"M": [1, 17, 2880], "N": [1, 17, 128256], "precision": ["fp32", "bf16"]}
+
+    def small(row):
+        return row["M"] * row["N"] <= 2880 * 17
+
+    a = pairwise(factors, seed=3, budget=100, feasible=small)
+    assert a == pairwise(factors, seed=3, budget=100, feasible=small)
+    assert all(small(r) for r in a.rows)
+    assert a.infeasible >= 1  # (M=2880, N=128256) cannot run
+    assert ((("M", 2880), ("N", 128256))) not in _pairs(a.rows, factors)
+    assert len(pairwise(factors, seed=3, budget=4).rows) == 4
+
+
+def _reduction_spec():
+    return kcheck.Spec(name="rsum", kernel=lambda x: x.sum(1), reference=lambda x: x.sum(1),
+                       inputs=[kcheck.Tensor("M", "N")], reduce=["N"], dtypes=["fp32", "bf16", "fp16"],
+                       dims={"M": kcheck.Dim(nominal=64), "N": kcheck.Dim(nominal=1024, real=(2880, 16384))})
+
+
+@pytest.mark.parametrize("device", [CPU, H200], ids=["cpu", "h200"])
+def test_every_precision_runs_at_the_longest_reduction_and_at_the_largest_size(device):
+    cases = kcheck.matrix(_reduction_spec(), device=device)
+    for p in ("fp32", "bf16", "fp16"):  # (a case reached from two axes keeps the first axis's name)
+        assert [c for c in cases if c.precision == p and c.sizes["N"] == 16384 and c.skip is None]
+        big = [c for c in cases if c.axis == "big" and c.precision == p]
+        assert big and big[0].skip is None and big[0].sizes["M"] > 256  # past bf16's exact integers
+    # the one-factor-at-a-time axes alone never ran fp16 at N=16384
+    assert not [c for c in cases if c.axis in ("size", "real", "dtype") and c.precision == "fp16"
+                and c.sizes["N"] == 16384]
+
+
+def test_pairwise_cases_cross_precision_with_sizes_and_quick_tier_has_none():
+    spec = _reduction_spec()
+    cases = kcheck.matrix(spec, device=CPU)
+    pw = [c for c in cases if c.axis == "pairwise"]
+    assert pw and all(c.skip is None for c in pw)
+    assert pw[0].notes[0].startswith("pairwise design: ")
+    # some low precision meets a size other than nominal and 129
+    assert any(c.precision != "fp32" and c.sizes["N"] not in (1024, 129) for c in pw)
+    assert [c.id for c in cases] == [c.id for c in kcheck.matrix(spec, device=CPU)]  # seeded
+    quick = kcheck.matrix(spec, device=CPU, tier="quick")
+    assert not [c for c in quick if c.axis in ("pairwise", "long", "big")]
+
+
+def test_the_default_matrix_grows_by_at_most_half_on_the_examples():
+    import importlib
+
+    # counts of the one-factor-at-a-time matrix these examples had before the pairwise, long and big cases
+    before = {"vector_add": 42, "sum_reduction": 59, "softmax": 59, "layernorm": 59, "gemm": 72}
+    for name, count in before.items():
+        spec = importlib.import_module(name).spec
+        now = kcheck.matrix(spec, device=H200)
+        assert len(now) <= 1.5 * count, (name, len(now))
+        old_axes = [c for c in now if c.axis not in ("pairwise", "long", "big")]
+        assert len(old_axes) <= count + 3  # + the past-2**31 row cases
+
+
+def test_a_large_case_makes_the_last_row_start_past_2_31():
+    spec = kcheck.Spec(name="ce", kernel=lambda x, t: x.max(1).values, reference=lambda x, t: x.max(1).values,
+                       inputs=[kcheck.Tensor("M", "V"), kcheck.Index("M", high="V")],
+                       dims={"M": kcheck.Dim(nominal=64), "V": kcheck.Dim(nominal=4096)}, dtypes=["fp32"])
+    large = [c for c in kcheck.matrix(spec, device=H200) if c.axis == "large"]
+    flat = [c for c in large if c.sizes["M"] == 64]
+    rows = [c for c in large if c.sizes["V"] == 4096]
+    assert flat and (64 - 1) * flat[0].sizes["V"] < INT32_LIMIT  # the cheap case grows V: no row start wraps
+    assert rows and (rows[0].sizes["M"] - 1) * 4096 >= INT32_LIMIT and rows[0].skip is None
+    assert "starts at offset" in rows[0].notes[0]
+    on_cpu = [c for c in kcheck.matrix(spec, device=CPU) if c.axis == "large"]
+    assert on_cpu and all(c.skip for c in on_cpu)  # said plainly: a GPU case
+
+
+def test_no_duplicate_row_case_when_the_flat_case_already_grows_the_rows():
+    spec = kcheck.Spec(name="sq", kernel=torch.neg, reference=torch.neg, inputs=[kcheck.Tensor("M", "N")],
+                       dims={"M": kcheck.Dim(nominal=64), "N": kcheck.Dim(nominal=64)}, dtypes=["fp32"])
+    large = [c for c in kcheck.matrix(spec, device=H200) if c.axis == "large"]
+    assert len(large) == 1 and (large[0].sizes["M"] - 1) * 64 >= INT32_LIMIT
