@@ -1,4 +1,4 @@
-"""The case matrix (M3, M4): which sizes, precisions, patterns, layouts, configs and seeds a Spec is checked on.
+"""The case matrix: which sizes, precisions, patterns, layouts, configs and seeds a Spec is checked on.
 
 The default matrix varies one axis at a time around a base case (one-factor-at-a-time) instead of the full cartesian
 product, which would be thousands of cases for a 3-D GEMM:
@@ -12,7 +12,10 @@ product, which would be thousands of cases for a 3-D GEMM:
 - config:  every launch configuration after the first at the odd and nominal shapes;
 - seed:    the nominal case over ``spec.seeds`` seeds, each run twice to measure determinism;
 - wave:    the first dimension one block of 128 past a whole wave (SMs x 128), the others small;
-- large:   one case whose largest tensor passes 2**31 elements (int32 overflow), sized to the device's memory.
+- large:   one case whose largest tensor passes 2**31 elements (int32 overflow), sized to the device's memory, and
+           per 2-D input one whose last row starts past 2**31 (``row * stride`` wraps there);
+- long, big: every precision at the longest reduction and at the largest non-large size the device allows;
+- pairwise: a covering design in which every pair of factor values meets (``_covering``), under a budget.
 
 ``tier="quick"`` keeps size, dtype and seed cases at the nominal and odd shapes only; ``tier="full"`` crosses
 every precision with every pattern and every configuration with every size.
