@@ -1,5 +1,5 @@
 """Small planted bugs written in torch (fast on a CPU) for the debugger's tests: each Spec's kernel carries one bug
-from the seeds' list, in the form that passes a casual square randn test where the class allows it."""
+from the bug classes (BUG_CLASSES), in the form that passes a casual square randn test where the class allows it."""
 
 import torch
 

@@ -1,4 +1,4 @@
-"""The debugger (M8, M9): from a failing Spec to a ranked list of causes, a minimal case and a standalone repro.
+"""The debugger: from a failing Spec to a ranked list of causes, a minimal case and a standalone repro.
 
     diagnosis = kcheck.debug(spec)              # runs the matrix, then the experiments, within a budget
     print(kcheck.format_diagnosis(diagnosis))
@@ -6,8 +6,9 @@
 Pipeline: the Spec's default matrix (or a given report) → experiments (``_sweep``: sizes per dimension with
 bisection, magnitudes, repeats, zeroed outputs, one input at a time set to ones, transposed references, arange
 decoding, code stages) → evidence, with the static checks of the Spec's file and, on a GPU, compute-sanitizer on
-the minimal case → rules (``_rules``: the seeds' symptom table) → the Diagnosis, with the repro script written and
-run to confirm it fails on its own.
+the minimal case → observations (``_observe``) → causes scored from the observations that support and contradict
+them (``_rules``) → while the two best are close, the experiment that separates them (``_decide``) → the
+Diagnosis, with the repro script written and run to confirm it fails on its own.
 """
 
 from __future__ import annotations
@@ -18,14 +19,22 @@ from pathlib import Path
 from .._device import DeviceInfo, detect, enable_interpreter_if_no_gpu
 from .._results import Report, SpecReport, Status
 from .._spec import Spec
-from ._causes import BUG_CLASSES, Cause, Diagnosis, Experiment
+from ._causes import BUG_CLASSES, OBSERVATIONS, Cause, Diagnosis, Experiment, Observation
+from ._decide import decide
 from ._doctor import Step, doctor
 from ._import_lint import lint_spec
+from ._observe import Facts
 from ._probe import Prober
 from ._rules import diagnose
 from ._sweep import Evidence, base_case, decode_arange, probe_case, probe_magnitudes, probe_structure, sweep_sizes
 
-__all__ = ["BUG_CLASSES", "Cause", "Diagnosis", "Experiment", "Step", "debug", "doctor", "format_diagnosis"]
+__all__ = ["BUG_CLASSES", "OBSERVATIONS", "Cause", "Diagnosis", "Experiment", "Observation", "Step", "debug",
+           "doctor", "format_diagnosis"]
+
+#: Share of the budget the experiments on the failing case may use; the rest is kept for the deciding ones.
+DECIDING_SHARE = 0.15
+#: At most this many deciding experiments per diagnosis.
+MAX_DECISIONS = 3
 
 
 #: Above this many elements the smallest failing case is not probed further, nor saved as a repro (a past-2**31
@@ -108,6 +117,7 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
                                   f"maps were skipped{why}")
                 case = None
             if case is not None:
+                prober.limit = 1.0 - DECIDING_SHARE
                 probe_structure(prober, ev, case)
                 # in this process: only a case that failed without crashing (a crash would poison a CUDA context)
                 if prober.left() > 0 and ev.minimal is not None and ev.minimal.status is Status.FAILED \
@@ -115,12 +125,19 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
                     decode_arange(ev, case, dev.device)
                 if sanitize and dev.is_gpu and not ev.sanitizer and prober.left() > 15:
                     ev.sanitizer = _sanitize_case(spec, case, dev, prober.left())
+            prober.limit = 1.0
+            for _ in range(MAX_DECISIONS):
+                facts = Facts(ev)
+                if decide(prober, ev, facts, diagnose(ev, facts)) is None:
+                    break
         diag.experiments = prober.experiments
         if prober.cut:
             diag.notes.append(f"the budget of {diag.budget_seconds:g} s ran out: some experiments were not run")
         if prober.skipped:
             diag.notes.append(f"{prober.skipped} probe(s) cannot run on this device (e.g. a precision it lacks)")
-    diag.causes = diagnose(ev)
+    facts = Facts(ev)
+    diag.causes = diagnose(ev, facts)
+    diag.observations = list(facts.observations)
     if ev.minimal is not None and _elements(spec, ev.minimal.case) <= PROBE_MAX_ELEMENTS:
         diag.minimal_case = ev.minimal.case.id
         if repro:
@@ -201,10 +218,17 @@ def format_diagnosis(diag: Diagnosis) -> str:
     lines = [f"{diag.spec}: diagnosis ({len(diag.experiments)} experiments, {diag.seconds:.1f} s; budget "
              f"{diag.budget_seconds:g} s for the experiments)"]
     if not diag.causes:
-        lines.append("  no rule matched the evidence; the experiments below are what was seen")
+        lines.append("  no cause proposed; the experiments below are what was seen")
     for i, c in enumerate(diag.causes[:5], 1):
-        lines.append(f"{i}. {c.title}  [score {c.score:.2f}]")
-        lines += [f"     - {e}" for e in c.evidence]
+        mark = "" if c.key == "unknown" else ("  hallmark seen" if c.hallmark_seen else "  hallmark not seen")
+        lines.append(f"{i}. {c.title}  [score {c.score:.2f}{mark}]")
+        if c.key == "unknown":
+            lines += [f"     - {e}" for e in c.evidence]
+        else:
+            lines += [f"     + {o.text}" for o in c.supports]
+            lines += [f"     - against: {o.text}" for o in c.contradicts]
+            if not c.hallmark_seen:
+                lines.append(f"     (its hallmark, not seen: {c.hallmark})")
         if c.next_check:
             lines.append(f"     next: {c.next_check}")
     if diag.minimal_case:
@@ -215,5 +239,7 @@ def format_diagnosis(diag: Diagnosis) -> str:
         lines.append("experiments:")
         for e in diag.experiments:
             lines.append(f"  {'pass' if e.passed else 'FAIL'}  {e.axis:<9} {e.label:<34} {e.detail[:110]}")
+            if e.decided:
+                lines.append(f"        decided: {e.decided}")
     lines += [f"note: {n}" for n in diag.notes]
     return "\n".join(lines)

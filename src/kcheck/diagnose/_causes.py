@@ -1,15 +1,18 @@
-"""The vocabulary of the diagnosis: the seeds' bug classes (FR 4.6, ZH 五/六) and the typed results.
+"""The vocabulary of the diagnosis: the bug classes, the observations the experiments make, and the typed results.
 
-A ``Cause`` is one ranked hypothesis with the evidence that supports it and the next check to run; a ``Diagnosis``
-is what ``kcheck debug`` returns for one Spec: the ranked causes, the experiments that were run (bisection over
-sizes, patterns, configurations, magnitudes, repeats), the smallest failing case and the standalone repro script.
+An ``Observation`` is one thing the experiments showed (a kind and its words). A ``Cause`` is one ranked hypothesis:
+the observations that support it, those that contradict it, whether its hallmark (the observation it cannot do
+without) was seen, the score computed from them, and the next check to run. A ``Diagnosis`` is what ``kcheck
+debug`` returns for one Spec: the ranked causes, the experiments that were run (sizes, patterns, configurations,
+magnitudes, repeats, and the experiments run to decide between close causes), the smallest failing case and the
+standalone repro script.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# key -> what the seeds call it. The zoo's planted bugs carry these keys (BUG_CLASS in each module).
+# key -> title. The zoo's planted bugs carry these keys (BUG_CLASS in each module).
 BUG_CLASSES: dict[str, str] = {
     "edge-guard": "missing edge guard (a load or store without its bounds mask)",
     "off-by-one-mask": "off-by-one bound in a mask (<= instead of <)",
@@ -22,8 +25,8 @@ BUG_CLASSES: dict[str, str] = {
     "low-precision-accumulation": "accumulation in a low precision (fp16/bf16 accumulator)",
     "index-transposition": "index or transposition error (a stride or dimension swapped)",
     "wrong-axis": "per-channel operand applied along the wrong axis",
-    "missing-atomic": "inter-block result lost (plain store where an atomic or a second pass is needed)",
-    "cancellation": "catastrophic cancellation (E[x^2] - E[x]^2 style formula)",
+    "missing-atomic": "inter-block result lost (a plain store where an atomic, a carry or a second pass is needed)",
+    "cancellation": "catastrophic cancellation (a small result computed as the difference of large terms)",
     "misaligned-access": "misaligned vector access (float4 / wide load on an unaligned address)",
     "division-by-zero": "division by a sum or norm that can be zero",
     "no-op": "the kernel does not compute (returns an input, zeros, or leaves the output)",
@@ -31,16 +34,109 @@ BUG_CLASSES: dict[str, str] = {
     "nondeterministic-reordering": "run-to-run differences of a few ULP: reduction order, not a bug",
     "tolerance": "the test's own tolerance or reference is wrong",
     "kernel-raises": "the kernel or its launcher raises (a Python, launch or compile error)",
+    "kernel-crash": "the kernel crashes its process (a signal, or a GPU fault that ends the context)",
+    "unknown": "unknown: no cause's hallmark was seen (what the experiments showed is listed)",
+}
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One thing the experiments showed. ``kind`` names it for the rules (``"square-only"``, ``"edge-pattern"``,
+    ``"race-right-values"``, ...: see ``OBSERVATIONS``); ``text`` says it in words, with the sizes and cases.
+    ``weight`` is what the observation adds to (supports) or takes from (contradicts) the score of the cause it is
+    listed under; 0 where it is only what was seen."""
+
+    kind: str
+    text: str
+    weight: float = 0.0
+
+
+# kind -> what it means. The rules read only these.
+OBSERVATIONS: dict[str, str] = {
+    "noop": "the output is exactly an input, zeros or a constant, in most failing cases",
+    "noop-some": "a few failing cases' output is exactly an input, zeros or a constant",
+    "never-written": "an output is never written at all (every element still holds kcheck's poison)",
+    "large-only": "only the past-2**31 case(s) fail",
+    "static-int32": "the static check finds int32 index arithmetic that can overflow",
+    "edge-pattern": "along a dimension, every failing size is a non-multiple of a block and every multiple passes",
+    "edge-decided": "the deciding experiment: a ragged size fails where multiples of the block pass",
+    "tail-errors": "the wrong elements lie past the last full block of an axis",
+    "past-one-block": "along a dimension, right up to one block (or one program's reach) and wrong at every size "
+                      "past it, multiples included",
+    "square-only": "passes on every square shape, fails on the non-square ones",
+    "vector-operand": "an input is 1-D (a per-channel operand)",
+    "vector-ones-rescues": "with the 1-D operand all ones, the values are right",
+    "ones-rescues": "with an input all ones, the values are right",
+    "transposed-reference": "the output matches the reference of an input transposed",
+    "arange-transposed": "on arange inputs, wrong outputs hold the value of the transposed position",
+    "swapped-roles": "the kernel is right when its inputs are passed in each other's place",
+    "oob": "out-of-bounds accesses (interpreter checks, memcheck)",
+    "oob-single-lane": "each out-of-bounds access is one lane, one element past the end",
+    "unwritten": "output elements never written (still poisoned)",
+    "unwritten-tail": "the never-written elements are past the last full block",
+    "race-between-programs": "write-write or read-write races between programs on global memory",
+    "race-right-values": "race findings on cases whose values are right",
+    "race-beyond-edge": "programs race at sizes that no ragged edge explains (whole blocks, or no edge pattern)",
+    "edge-accesses-clean": "an edge pattern, and the interpreter saw no access out of bounds: the tail is never "
+                           "visited",
+    "last-element-wrong": "the only wrong value is the last element (column, row) of an axis, written but wrong",
+    "low-precision-only": "only the cases below fp32 fail (over a reduction); the fp32 ones pass",
+    "order-dependent": "the result changes with the order the programs run in",
+    "order-independent": "the result is the same whatever order the programs run in",
+    "shared-race": "racecheck: a shared-memory hazard between threads",
+    "divergent-barrier": "synccheck: a barrier under a thread-dependent branch",
+    "nonfinite-large": "NaN/Inf only on large magnitudes (the large pattern, randn scaled up); randn is right",
+    "nonfinite-zero": "NaN/Inf where a sum or spread is zero (zeros, constant rows)",
+    "nonfinite-randn": "NaN/Inf on plain randn data",
+    "large-mean-only": "finite errors only with a large mean and a small spread; randn, and randn of the same "
+                       "magnitude, are right",
+    "baseline-only": "within the tolerance table but beyond the same-precision baseline",
+    "error-grows": "the error grows with the reduction length",
+    "wider-precision-passes": "the same case passes in a wider precision",
+    "zeroed-rescues": "passes when the outputs are zeroed before the call instead of poisoned",
+    "nondeterministic": "repeated runs on the same inputs differ by more than 64 ULP",
+    "nondeterministic-ulp": "repeated runs differ by a few ULP",
+    "misaligned": "a misaligned-address crash or finding",
+    "crash": "the kernel crashed its process (a signal, a GPU fault) or hung",
+    "crash-illegal-address": "the crash names an illegal or out-of-bounds address",
+    "raises": "the kernel or its launcher raised a Python exception",
+    "config-dependent": "the smallest failing case passes with another launch configuration",
+    "everywhere-wrong": "wrong at every size tried",
+    "rounding-only": "the failing case's error is at rounding level (a few times its tolerance)",
+    "gross": "some case is wrong by far more than rounding",
+    "empty-fails": "a case with an empty dimension fails (left out of the size and shape patterns)",
+    "all-rounding": "every failure is at rounding level",
+    "nothing-failed": "no case failed (the evidence is static)",
+    "zero-only": "every failure that counts is on zeros or constant rows",
+    "reduce-across-blocks": "the dimension that fails past one block is a reduction dimension",
+    "shared-memory": "the CUDA C kernel shares memory between threads (__shared__)",
+    "static-divergent-barrier": "the static check: a barrier under a thread-dependent branch",
+    "blocks-decided": "the deciding experiment: one block passes, two full blocks fail",
+    "scale-decided": "the deciding experiment: the same data scaled up gives NaN/Inf",
+    "shift-decided": "the deciding experiment: a large mean fails, randn of the same magnitude passes",
+    "shift-passes": "the deciding experiment: a large mean passes",
+    "ragged-passes": "the deciding experiment: other ragged sizes pass",
+    "vector-ones-fails": "the deciding experiment: with the 1-D operand all ones the values stay wrong",
+    "scaled-finite": "the deciding experiment: the same data scaled up by 1e3 stays finite",
 }
 
 
 @dataclass
 class Cause:
+    """A ranked hypothesis. ``score`` is computed from ``supports`` and ``contradicts`` (see ``_rules.score``):
+    a cause whose hallmark was seen and that nothing contradicts scores 0.5 or more; any other at most 0.45, so it
+    cannot outrank one whose hallmark is there. ``evidence`` is the supports in words, then the contradictions
+    ("against: ..."), for readers of the JSON and HTML reports."""
+
     key: str  # one of BUG_CLASSES
     title: str
     score: float  # 0..1, higher is more likely; the list is sorted by it
     evidence: list[str] = field(default_factory=list)
     next_check: str = ""
+    supports: list[Observation] = field(default_factory=list)
+    contradicts: list[Observation] = field(default_factory=list)
+    hallmark: str = ""  # the observation this cause cannot do without, in words
+    hallmark_seen: bool = False
 
     def describe(self) -> str:
         lines = [f"{self.title} (score {self.score:.2f})"]
@@ -54,11 +150,12 @@ class Cause:
 class Experiment:
     """One probe the debugger ran: what it varied, the case id, and whether it passed."""
 
-    axis: str  # size / pattern / config / magnitude / precision / repeat / stage / input
+    axis: str  # size / pattern / config / magnitude / precision / repeat / stage / input / decide
     label: str  # e.g. "N=33", "pattern=zeros", "scale=1e4", "stage=load_only"
     case: str
     passed: bool
     detail: str = ""  # e.g. "3 of 33 elements wrong; unwritten 1; nonfinite 0"
+    decided: str = ""  # a deciding experiment: which of the causes it was run for it settled, and why
 
 
 @dataclass
@@ -74,7 +171,9 @@ class Diagnosis:
     seconds: float = 0.0
     budget_seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    observations: list[Observation] = field(default_factory=list)  # everything the experiments showed
 
     @property
     def top(self) -> Cause | None:
         return self.causes[0] if self.causes else None
+

@@ -1,4 +1,4 @@
-"""``kcheck doctor``: the seed's ten-step debugging checklist (FR 4.8), run in order on one Spec.
+"""``kcheck doctor``: a ten-step debugging checklist, run in order on one Spec.
 
 Each step runs what it can on this machine and says what it saw; a step that cannot run here says why (no GPU for
 compute-sanitizer, no declared stages for the load-only step). The steps reuse the engine: one quick run of the
@@ -63,7 +63,7 @@ def doctor(spec: Spec, *, device: DeviceInfo | None = None, budget: float = 120.
 def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[Step]:
     from .._check import check
     from ..sanitize import sanitize
-    from ._rules import _block_dims, _edge_dims
+    from ._observe import Facts
 
     report = check(spec, tier="quick", large=False, isolate=True).specs[0]
     failing = [r for r in report.cases if not r.ok]
@@ -115,7 +115,7 @@ def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[S
                 if r is not None:
                     rows.append((v, r.ok, r))
             ev.sizes[d] = rows
-        edge = _edge_dims(ev)
+        edge = Facts(ev).edge
         bad = {d: [v for v, ok, _ in rows if not ok] for d, rows in ev.sizes.items()}
         if not any(ev.sizes.values()):
             add("not run", "no size could run here (skipped on this device, or the budget ran out)")
@@ -128,7 +128,7 @@ def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[S
         # 4: one block: all dims at 1..32 pass while larger fail?
         small = _with(ev.base, {d: min(16, v) for d, v in ev.base.sizes.items()}, spec)
         r_small = prober.run(small, "size", "all dims <= 16 (one block)")
-        blocks = _block_dims(ev)
+        blocks = Facts(ev).blocks
         if r_small is not None and r_small.ok and (failing or blocks):
             add("problem", f"passes with every dim <= 16 ({small.id}) and fails larger: " + (
                 "; ".join(f"{d} passes up to {t}, fails from {f}" for d, t, f in blocks) or
@@ -200,5 +200,5 @@ def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[S
     add("not run", "no -G build is made: kcheck compiles CUDA C with nvcc -O3 defaults and Triton has no -G; "
         "rebuild with CudaKernel(..., options=('-G',)) and compare by hand")
     # 10: journal
-    add("not run", "the device-side journal is not part of kcheck yet (MISSION M12)")
+    add("not run", "the device-side journal is not part of kcheck yet")
     return steps

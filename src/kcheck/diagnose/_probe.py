@@ -49,9 +49,10 @@ def zeroed_outputs(spec: Spec) -> Spec:
     return dataclasses.replace(spec, kernel=run)
 
 
-def transformed(spec: Spec, transform: Callable[[list[Any]], list[Any]], *, kernel_too: bool = True) -> Spec:
-    """The Spec whose kernel (unless ``kernel_too`` is False) and reference see ``transform(inputs)``. Outputs the
-    Spec allocates follow the inputs, so the transform must keep shapes."""
+def transformed(spec: Spec, transform: Callable[[list[Any]], list[Any]], *, kernel_too: bool = True,
+                reference_too: bool = True) -> Spec:
+    """The Spec whose kernel (unless ``kernel_too`` is False) and reference (unless ``reference_too`` is False) see
+    ``transform(inputs)``. Outputs the Spec allocates follow the inputs, so the transform must keep shapes."""
     kernel, reference = spec.kernel, spec.reference
     n_in = len(spec.inputs)
 
@@ -68,7 +69,8 @@ def transformed(spec: Spec, transform: Callable[[list[Any]], list[Any]], *, kern
         def baseline(*args: Any) -> Any:  # type: ignore[misc]
             return b(*transform(list(args)))
 
-    return dataclasses.replace(spec, kernel=k if kernel_too else kernel, reference=r, baseline=baseline)
+    return dataclasses.replace(spec, kernel=k if kernel_too else kernel, reference=r if reference_too else reference,
+                               baseline=baseline if reference_too else spec.baseline)
 
 
 def scaled(spec: Spec, factor: float) -> Spec:
@@ -103,8 +105,21 @@ def reference_of_transposed(spec: Spec, index: int) -> Spec:
     return transformed(spec, t, kernel_too=False)
 
 
+def swapped_inputs(spec: Spec, i: int, j: int) -> Spec:
+    """The kernel given inputs ``i`` and ``j`` in each other's place (same shapes), the reference as it was: a kernel
+    that passes so reads its operands in each other's roles."""
+
+    def t(args: list[Any]) -> list[Any]:
+        out = list(args)
+        out[i], out[j] = args[j], args[i]
+        return out
+
+    return transformed(spec, t, reference_too=False)
+
+
 #: A probe's change of the Spec, described so that a worker process can rebuild it from the Spec's module:
-#: ("scaled", factor), ("ones", input index), ("transposed", input index), ("zeroed", None), ("stage", name).
+#: ("scaled", factor), ("ones", input index), ("transposed", input index), ("zeroed", None), ("stage", name),
+#: ("swapped", (i, j)).
 Variant = tuple[str, Any]
 
 
@@ -118,6 +133,8 @@ def apply_variant(spec: Spec, variant: Variant) -> Spec:
         return reference_of_transposed(spec, int(arg))
     if kind == "zeroed":
         return zeroed_outputs(spec)
+    if kind == "swapped":
+        return swapped_inputs(spec, int(arg[0]), int(arg[1]))
     if kind == "stage":
         kernel, reference = spec.stages[arg]
         return dataclasses.replace(spec, kernel=kernel, reference=reference, stages={})
@@ -147,6 +164,7 @@ class Prober:
         self.experiments: list[Experiment] = []
         self.cut = False  # some probe was not run for lack of budget
         self.skipped = 0  # probes that cannot run here (a precision this device lacks, ...)
+        self.limit = 1.0  # the share of the budget probes may use for now (the rest is kept for later ones)
         self.worker: Any = None
         self.ref: Any = None
         if device.is_gpu or isolate:  # a crash (or a hang) must cost one probe, not the debugger
@@ -172,9 +190,12 @@ class Prober:
         return time.perf_counter() - self.t0
 
     def left(self) -> float:
-        return self.budget - self.elapsed
+        return self.budget * self.limit - self.elapsed
 
-    def run(self, case: Case, axis: str, label: str, variant: Variant | None = None) -> CaseResult | None:
+    def run(self, case: Case, axis: str, label: str, variant: Variant | None = None,
+            options: RunOptions | None = None) -> CaseResult | None:
+        """Run one probe and log it as an Experiment; None when the budget is spent or the device cannot run it.
+        ``options``: how it runs (the interpreter's checks, the order of the programs)."""
         if self.left() <= 0:
             self.cut = True
             return None
@@ -185,10 +206,10 @@ class Prober:
             return None
         if self.worker is not None:
             self.worker.timeout = max(5.0, min(60.0, self.left()))
-            res = self.worker.run(VariantRef(self.ref.path, self.ref.name, variant), case, RunOptions())
+            res = self.worker.run(VariantRef(self.ref.path, self.ref.name, variant), case, options or RunOptions())
         else:
             spec = apply_variant(self.spec, variant) if variant is not None else self.spec
-            res = run_case(spec, case, self.device, self.framework, RunOptions())
+            res = run_case(spec, case, self.device, self.framework, options or RunOptions())
         if res.status is Status.SKIPPED:
             return None
         exp = Experiment(axis, label, case.id, res.ok, summarize_case(res))

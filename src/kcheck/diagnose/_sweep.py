@@ -1,7 +1,8 @@
-"""The debugger's experiments (FR 4.4, the checklist's steps 3-6): sizes per dimension with bisection between the
-largest passing and the smallest failing size, one block versus many, magnitudes, repeated runs, zeroed outputs,
-one input at a time set to ones, the reference of a transposed input, arange inputs decoded, and the Spec's code
-stages. What they show is gathered in an :class:`Evidence` that the rules read."""
+"""The debugger's experiments: sizes per dimension with bisection between the largest passing and the smallest
+failing size, magnitudes, repeated runs, zeroed outputs, one input at a time set to ones, the reference of a
+transposed input, arange inputs decoded, and the Spec's code stages. What they show is gathered in an
+:class:`Evidence`; ``_observe`` turns it into observations for the rules, and ``_decide`` adds the experiments run
+to separate two close causes (as :class:`Decision` records)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,19 @@ MAGNITUDES = (10.0, 100.0, 1e3, 1e4)
 
 
 @dataclass
+class Decision:
+    """One deciding experiment: the causes it was run to separate, what each of its cases gave, and the
+    observations it adds."""
+
+    name: str  # shape / blocks / order / scale / shift / ones / swap
+    between: tuple[str, str]
+    results: dict[str, CaseResult] = field(default_factory=dict)  # label -> result
+    observations: list[Any] = field(default_factory=list)  # Observation records
+    settled: str = ""  # in words: which cause it favoured and why ("" when it settled nothing)
+    dim: str | None = None  # the dimension varied, when it varies one as the size sweep does
+
+
+@dataclass
 class Evidence:
     spec: Spec
     report: SpecReport
@@ -41,6 +55,7 @@ class Evidence:
     lint: list[Any] = field(default_factory=list)  # static findings on the Spec's source file
     sanitizer: list[Any] = field(default_factory=list)  # compute-sanitizer findings (GPU)
     minimal: CaseResult | None = None
+    decisions: list[Decision] = field(default_factory=list)  # the deciding experiments run so far
 
     # -- views the rules use ---------------------------------------------------------------------------------------
     def comparisons(self) -> list[Any]:
@@ -127,17 +142,17 @@ def probe_magnitudes(p: Prober, ev: Evidence) -> None:
 
 
 def probe_case(ev: Evidence) -> Case | None:
-    """The smallest failing case the probes or the matrix found (fewest elements), else the first failing one."""
-    cands = [r for r in ev.failing if r.status in (Status.FAILED, Status.CRASHED, Status.ERROR, Status.TIMEOUT)]
+    """The case the probes of structure run on: the smallest failing one (fewest elements) among the failures of
+    the most severe kind the matrix or the size sweep found (a crash, then NaN/Inf or never-written outputs, then
+    gross errors, then rounding-level ones; a case that raised only when nothing else failed)."""
+    from ._observe import most_severe_smallest
+
+    cands = list(ev.failing)
     for rows in ev.sizes.values():
         cands += [r for _, ok, r in rows if not ok]
-    if not cands:
+    best = most_severe_smallest(cands)
+    if best is None:
         return None
-
-    def size(r: CaseResult) -> int:
-        return math.prod(max(v, 1) for v in r.case.sizes.values())
-
-    best = min(cands, key=lambda r: (r.status is not Status.FAILED, size(r)))
     ev.minimal = best
     return best.case
 

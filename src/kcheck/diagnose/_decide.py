@@ -1,0 +1,331 @@
+"""Experiments that decide between two close causes.
+
+When the two best causes score within ``_rules.CLOSE`` of each other, the debugger runs the experiment whose outcome
+each of them predicts differently, within what is left of the budget, and records which cause it favoured:
+
+- **shape** (an edge bug vs an index/axis bug): a square shape and a non-square one of the same area, both
+  multiples of the block, and a ragged square. An index or axis bug fails the non-square one only; an edge bug the
+  ragged square only.
+- **blocks** (an edge bug vs a lost inter-block result): one block and two full blocks along the failing dimension.
+  Two full blocks pass when the edge is the problem; they fail when the blocks' results are not combined.
+- **order** (a lost inter-block result or a race vs anything else): the smallest failing case with the programs run
+  in reversed and in random order (Triton's interpreter). A result that changes with the order depends on which
+  program runs last.
+- **scale** (an exp overflow vs another cause): the smallest failing case with its data scaled by 1e3 and by 1e-3.
+- **ragged** (an edge bug vs another cause): the failing dimension at more ragged sizes and at whole blocks. An edge
+  bug fails the ragged ones only.
+- **shift** (a cancellation vs another cause): the same case with a large mean (1e4 + randn) and with randn scaled
+  to the same magnitude (randn x 1e4). A cancellation fails the first only.
+- **ones** (a wrong axis vs a transposition): the 1-D operand set to ones. A per-channel operand read at the wrong
+  place gives right values then.
+- **swap** (an index error vs another cause): two inputs of the same shape passed in each other's place. A kernel
+  that is right then reads its operands in each other's roles.
+
+Each run adds a :class:`_sweep.Decision` to the Evidence (its observations feed the rules) and sets the
+``decided`` text of its Experiments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+
+from .._results import CaseResult
+from ..cases import Case
+from ..run._execute import RunOptions
+from ._causes import Cause, Observation
+from ._observe import Facts, Severity, is_vector, severity, values_right
+from ._probe import Prober
+from ._rules import CLOSE
+from ._sweep import Decision, Evidence, _with
+
+EDGE = {"edge-guard", "off-by-one-mask", "tail-tile-dropped"}
+AXIS = {"index-transposition", "wrong-axis"}
+NONFINITE = {"exp-overflow", "division-by-zero"}
+PRECISION = {"cancellation", "low-precision-accumulation", "tolerance"}
+ORDER = {"missing-atomic", "race"}
+#: Largest tensor a deciding experiment may build (elements): the interpreter runs program by program.
+MAX_ELEMENTS_CPU = 2**20
+MAX_ELEMENTS_GPU = 2**26
+
+
+def _max_elements(p: Prober) -> int:
+    return MAX_ELEMENTS_GPU if p.device.is_gpu else MAX_ELEMENTS_CPU
+
+
+def _fits(p: Prober, ev: Evidence, sizes: dict[str, int]) -> bool:
+    from ..cases._matrix import _numel, tensor_shapes
+
+    try:
+        biggest = max((_numel(s) for s in tensor_shapes(ev.spec, sizes)), default=0)
+    except Exception:  # shapes the reference cannot infer: let the run say
+        return True
+    return biggest <= _max_elements(p)
+
+
+def _nonfinite(r: CaseResult) -> bool:
+    return any(c.nan_mismatches or c.inf_mismatches for c in r.comparisons)
+
+
+def _signature(r: CaseResult) -> tuple[object, ...]:
+    return (r.status.value, tuple((c.mismatches, c.unwritten, round(c.max_abs, 12)) for c in r.comparisons))
+
+
+class _Run:
+    """The cases of one deciding experiment, logged with their label."""
+
+    def __init__(self, p: Prober, name: str, between: tuple[str, str], dim: str | None = None) -> None:
+        self.p = p
+        self.decision = Decision(name, between, dim=dim)
+        self.first = len(p.experiments)
+
+    def run(self, case: Case, label: str, variant: tuple | None = None,
+            options: RunOptions | None = None) -> CaseResult | None:
+        a, b = self.decision.between
+        res = self.p.run(dataclasses.replace(case, axis="debug", skip=None, skip_kind=None, repeats=0), "decide",
+                         f"{label} ({a} or {b}?)", variant, options)
+        if res is not None:
+            self.decision.results[label] = res
+        return res
+
+    def observe(self, kind: str, text: str) -> None:
+        self.decision.observations.append(Observation(kind, text))
+
+    def close(self, settled: str) -> Decision:
+        self.decision.settled = settled
+        for e in self.p.experiments[self.first:]:
+            e.decided = settled or "settled nothing: both causes predict this outcome"
+        return self.decision
+
+
+def _shape(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
+    names = [d for d in ev.spec.dim_names() if ev.base is not None and d in ev.base.sizes]
+    if ev.base is None or len(names) < 2:
+        return None
+    block = max([b for _, b, _ in facts.edge] or [32])
+    s = max(2 * block, 32)
+    square = _with(ev.base, dict.fromkeys(names, s), ev.spec)
+    wide = _with(ev.base, {**dict.fromkeys(names, s), names[0]: s // 2, names[1]: 2 * s}, ev.spec)
+    ragged = _with(ev.base, dict.fromkeys(names, s + 1), ev.spec)
+    shapes = [square, wide, ragged]
+    if len({square.sizes[d] for d in names}) != 1 or len({wide.sizes[d] for d in names[:2]}) != 2 \
+            or not all(_fits(p, ev, c.sizes) for c in shapes):
+        return None
+    run = _Run(p, "shape", pair)
+    dims = lambda c: "x".join(str(c.sizes[d]) for d in names)  # noqa: E731
+    r_sq = run.run(square, f"square {dims(square)}")
+    r_wide = run.run(wide, f"non-square {dims(wide)}, same area")
+    r_rag = run.run(ragged, f"ragged square {dims(ragged)}")
+    if r_sq is None or r_wide is None or r_rag is None:
+        return run.close("")
+    settled = ""
+    if r_sq.ok and not r_wide.ok and r_rag.ok:
+        run.observe("square-only", f"deciding experiment: {dims(square)} and the ragged {dims(ragged)} pass, "
+                    f"{dims(wide)} (same area as {dims(square)}) fails: the failure needs two dims to differ")
+        settled = "an index or axis error: the non-square shape fails, the square ones pass"
+    elif r_sq.ok and r_wide.ok and not r_rag.ok:
+        run.observe("edge-decided", f"deciding experiment: {dims(square)} and {dims(wide)} (multiples of {block}) "
+                    f"pass, the ragged {dims(ragged)} fails: the edge of a block is the problem")
+        settled = "an edge bug: the ragged square fails, the shapes of whole blocks pass"
+    return run.close(settled)
+
+
+def _blocks(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
+    if ev.base is None:
+        return None
+    found = [(d, t) for d, t, _ in facts.blocks] + [(d, b) for d, b, _ in facts.edge]
+    if not found:
+        return None
+    d, b = found[0]
+    one, two = _with(ev.base, {d: b}, ev.spec), _with(ev.base, {d: 2 * b}, ev.spec)
+    if one.sizes[d] != b or two.sizes[d] != 2 * b or not _fits(p, ev, two.sizes):
+        return None
+    run = _Run(p, "blocks", pair, dim=d)
+    r1 = run.run(one, f"{d}={b} (one block)")
+    r2 = run.run(two, f"{d}={2 * b} (two full blocks)")
+    if r1 is None or r2 is None:
+        return run.close("")
+    settled = ""
+    if r1.ok and not r2.ok and severity(r2) >= Severity.GROSS:
+        run.observe("blocks-decided", f"deciding experiment: {d}={b} (one block) passes, {d}={2 * b} (two full "
+                    "blocks, no ragged edge) fails")
+        run.observe("past-one-block", f"{d}: right at one block ({b}), wrong at two full blocks ({2 * b})")
+        settled = "a lost inter-block result: two full blocks fail where one passes"
+    elif r1.ok and r2.ok and any(not ok for v, ok, _ in ev.sizes.get(d, []) if v % b):
+        run.observe("edge-decided", f"deciding experiment: {d}={b} and {d}={2 * b} (whole blocks) pass; the ragged "
+                    "sizes fail")
+        settled = "an edge bug: whole blocks pass, only ragged sizes fail"
+    return run.close(settled)
+
+
+def _order(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
+    if ev.minimal is None or not (p.framework == "triton" and p.device.interpreter) \
+            or ev.minimal.status.value not in ("failed", "passed"):
+        return None
+    run = _Run(p, "order", pair)
+    base = ev.minimal
+    results = [r for order in ("reversed", "random")
+               if (r := run.run(base.case, f"programs in {order} order", options=RunOptions(order=order)))
+               is not None]
+    if not results:
+        return run.close("")
+    if any(_signature(r) != _signature(base) for r in results):
+        run.observe("order-dependent", f"deciding experiment: {base.case.id} gives other values with the programs "
+                    "in another order: the result depends on which program runs last")
+        return run.close("a lost inter-block result or a race: the values change with the order of the programs")
+    run.observe("order-independent", f"deciding experiment: {base.case.id} gives the same values whatever the "
+                "order of the programs")
+    return run.close("")
+
+
+def _ragged(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
+    if ev.base is None or not facts.edge:
+        return None
+    d, b, _ = facts.edge[0]
+    tried = {v for v, _, _ in ev.sizes.get(d, [])}
+    ragged = [v for v in (b + 1, 2 * b + 1, 3 * b - 1) if v not in tried]
+    whole = [v for v in (2 * b, 3 * b) if v not in tried]
+    cases = {v: _with(ev.base, {d: v}, ev.spec) for v in ragged + whole}
+    cases = {v: c for v, c in cases.items() if c.sizes[d] == v and _fits(p, ev, c.sizes)}
+    if not any(v in cases for v in ragged) or not any(v in cases for v in whole):
+        return None
+    run = _Run(p, "ragged", pair, dim=d)
+    res = {v: r for v, c in cases.items() if (r := run.run(c, f"{d}={v} ({'ragged' if v % b else 'whole blocks'})"))
+           is not None}
+    rag = [r for v, r in res.items() if v % b]
+    whole_res = [r for v, r in res.items() if not v % b]
+    sizes = ", ".join(str(v) for v in res if v % b)
+    if rag and whole_res and all(not r.ok for r in rag) and all(r.ok for r in whole_res):
+        run.observe("edge-decided", f"deciding experiment: {d} at more ragged sizes ({sizes}) fails, at whole "
+                    f"blocks of {b} passes")
+        return run.close("an edge bug: ragged sizes fail, whole blocks pass")
+    if rag and all(r.ok for r in rag):
+        run.observe("ragged-passes", f"deciding experiment: {d} at other ragged sizes ({sizes}) passes: the edge "
+                    "of a block is not the problem")
+        return run.close("not an edge bug: other ragged sizes pass")
+    return run.close("")
+
+
+def _scale(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
+    case = ev.minimal.case if ev.minimal is not None else None
+    if case is None or ev.minimal is None or _nonfinite(ev.minimal) or case.pattern != "randn":
+        case = ev.base
+    if case is None:
+        return None
+    run = _Run(p, "scale", pair)
+    up = run.run(case, "the same data x 1e3", ("scaled", 1e3))
+    down = run.run(case, "the same data x 1e-3", ("scaled", 1e-3))
+    if up is None:
+        return run.close("")
+    if _nonfinite(up) and not (down is not None and _nonfinite(down)):
+        run.observe("scale-decided", "deciding experiment: the same data x 1e3 gives NaN/Inf, x 1e-3 does not")
+        return run.close("an overflow: NaN/Inf appear when the same data is scaled up")
+    if not _nonfinite(up):
+        run.observe("scaled-finite", "deciding experiment: the same data x 1e3 stays finite")
+        return run.close("not an overflow: the data scaled up stays finite")
+    return run.close("")
+
+
+def _shift(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
+    if ev.base is None:
+        return None
+    run = _Run(p, "shift", pair)
+    mean = run.run(dataclasses.replace(ev.base, pattern="large_mean"), "large mean (1e4 + randn)")
+    wide = run.run(ev.base, "randn x 1e4 (the same magnitude, mean 0)", ("scaled", 1e4))
+    if mean is None or wide is None:
+        return run.close("")
+    if not mean.ok and wide.ok:
+        run.observe("shift-decided", "deciding experiment: 1e4 + randn fails, randn x 1e4 passes: the mean, not "
+                    "the magnitude, breaks it")
+        return run.close("a cancellation: a large mean fails where the same magnitude without it passes")
+    if mean.ok:
+        run.observe("shift-passes", "deciding experiment: 1e4 + randn passes")
+        return run.close("not a cancellation: a large mean passes")
+    return run.close("")
+
+
+def _ones(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
+    vectors = [i for i in range(len(ev.spec.inputs)) if is_vector(ev, i)]
+    # a case whose values are wrong and whose accesses are clean: an index past the end of the operand reads
+    # nothing the ones could fix
+    clean = [r for r in facts.results if not r.ok and not values_right(r) and not r.findings
+             and r.status.value == "failed" and r.case.pattern == "randn"]
+    if not vectors or not clean:
+        return None
+    target = min(clean, key=lambda r: math.prod(max(v, 1) for v in r.case.sizes.values()))
+    if ev.minimal is not None and target.case.id == ev.minimal.case.id and all(i in ev.ones for i in vectors):
+        return None  # the probes of structure already ran it
+    run = _Run(p, "ones", pair)
+    name = lambda i: getattr(ev.spec.inputs[i], "name", None) or f"input {i}"  # noqa: E731
+    rescued = []
+    for i in vectors:
+        r = run.run(target.case, f"{name(i)} = ones", ("ones", i))
+        if r is not None and (r.ok or values_right(r)):
+            rescued.append(name(i))
+    if rescued:
+        run.observe("vector-ones-rescues", f"deciding experiment: on {target.case.id} the values are right when "
+                    f"{rescued[0]} is all ones: the per-channel operand is read at the wrong place")
+        return run.close("a wrong axis: the 1-D operand at ones gives right values")
+    run.observe("vector-ones-fails", f"deciding experiment: on {target.case.id} the values stay wrong with the 1-D "
+                "operand(s) all ones")
+    return run.close("not a wrong axis: the 1-D operand at ones leaves the values wrong")
+
+
+def _swap(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
+    from .._spec import Tensor
+
+    if ev.minimal is None or ev.minimal.status.value != "failed":
+        return None
+    shapes = [(i, t.dims) for i, t in enumerate(ev.spec.inputs) if isinstance(t, Tensor)]
+    same = [(i, j) for a, (i, di) in enumerate(shapes) for j, dj in shapes[a + 1:] if di == dj]
+    if not same:
+        return None
+    i, j = same[0]
+    run = _Run(p, "swap", pair)
+    r = run.run(ev.minimal.case, f"inputs {i} and {j} swapped", ("swapped", (i, j)))
+    if r is not None and r.ok:
+        run.observe("swapped-roles", f"deciding experiment: the kernel is right with inputs {i} and {j} in each "
+                    "other's place: it reads its operands in each other's roles")
+        return run.close("an index error: the operands' roles are swapped")
+    return run.close("")
+
+
+Experiment = Callable[[Prober, Evidence, Facts, tuple[str, str]], Decision | None]
+
+#: (applies to the pair of keys, experiment), in the order they are tried.
+EXPERIMENTS: list[tuple[str, Callable[[set[str]], bool], Experiment]] = [
+    ("shape", lambda k: bool(k & AXIS) and bool(k & (EDGE | {"missing-atomic"})), _shape),
+    ("ones", lambda k: k == AXIS, _ones),
+    ("blocks", lambda k: "missing-atomic" in k and bool(k & EDGE), _blocks),
+    ("ragged", lambda k: bool(k & EDGE) and not k <= EDGE, _ragged),
+    ("order", lambda k: bool(k & ORDER), _order),
+    ("scale", lambda k: "exp-overflow" in k, _scale),
+    ("shift", lambda k: "cancellation" in k, _shift),
+    ("swap", lambda k: "index-transposition" in k, _swap),
+]
+
+
+def close_pair(causes: list[Cause]) -> tuple[str, str] | None:
+    """The two best causes (``unknown`` aside) when they are within CLOSE of each other."""
+    ranked = [c for c in causes if c.key != "unknown"]
+    if len(ranked) < 2 or ranked[0].score - ranked[1].score > CLOSE:
+        return None
+    return ranked[0].key, ranked[1].key
+
+
+def decide(p: Prober, ev: Evidence, facts: Facts, causes: list[Cause]) -> Decision | None:
+    """Run the first experiment that separates the two close causes and has not run yet; None when there is none
+    (or no budget)."""
+    pair = close_pair(causes)
+    if pair is None or p.left() <= 0:
+        return None
+    done = {d.name for d in ev.decisions}
+    for name, applies, experiment in EXPERIMENTS:
+        if name in done or not applies(set(pair)):
+            continue
+        dec = experiment(p, ev, facts, pair)
+        if dec is not None and dec.results:
+            ev.decisions.append(dec)
+            return dec
+    return None

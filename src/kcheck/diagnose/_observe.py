@@ -1,0 +1,529 @@
+"""From the evidence to observations: what the matrix and the experiments showed, each as a typed record.
+
+The rules (``_rules``) read only these observations, never the raw results, so a cause can say which observations
+support it and which contradict it. Failures are weighed by severity first: a crash or a hang, then NaN/Inf or
+never-written outputs, then gross errors, then errors at rounding level (a few times the tolerance). Where a
+failure of a more severe kind exists, the rounding-level ones count neither as passing nor as failing in the size
+patterns, and the smallest failing case is chosen among the most severe.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import torch
+
+from .._results import CaseResult, Status
+from .._spec import Tensor
+from ._causes import Observation
+from ._sweep import Evidence
+
+
+class Severity(enum.IntEnum):
+    PASSED = -1
+    RAISED = 0  # the kernel raised: no value to weigh (its own cause)
+    ROUNDING = 1  # within a few times the tolerance, or beyond the same-precision baseline only
+    GROSS = 2  # wrong by far more than rounding; a memory or race finding; a no-op; a broken property
+    NONFINITE = 3  # NaN/Inf where the reference is finite (or the reverse), or elements never written
+    CRASH = 4  # the process died or the case hung
+
+
+RACES = ("race-WW", "race-RW")
+#: Precisions below fp32: a failure only there, over a reduction, is the accumulator's precision.
+LOW = ("fp16", "bf16", "fp8_e4m3", "fp8_e5m2", "fp8")
+
+#: An error within this many times its tolerance is rounding: a tolerance a little too tight, not a wrong formula
+#: (fp32's table tolerance is already ~80 ulp; an error ten times past it is not rounding).
+ROUNDING_EXCESS = 3.0
+
+
+def _eps(dtype: str) -> float | None:
+    t = getattr(torch, dtype, None)
+    return float(torch.finfo(t).eps) if isinstance(t, torch.dtype) and t.is_floating_point else None
+
+
+def excess(c: Any) -> float:
+    """How many times its tolerance the worst element of a failed comparison is off (inf when unknown)."""
+    tol = c.tolerance
+    w = c.worst
+    if w is None or tol.exact:
+        return math.inf if c.mismatches else 0.0
+    allowed = tol.atol + tol.rtol * abs(w.expected)
+    return c.max_abs / allowed if allowed > 0 else math.inf
+
+
+def rounding_level(c: Any) -> bool:
+    """A failed comparison whose error is rounding: no NaN/Inf or unwritten element, and either within
+    ``ROUNDING_EXCESS`` times the tolerance, within 16 ulp of max(1, |expected|) (a 1e-7 difference against an
+    exact 0), or no element outside the table at all (the same-precision baseline rule failed)."""
+    if c.nan_mismatches or c.inf_mismatches or c.unwritten:
+        return False
+    if not c.mismatches:
+        return True
+    eps = _eps(c.dtype)
+    if eps is None:  # integers are compared exactly: any difference is a wrong value
+        return False
+    w = c.worst
+    tiny = w is not None and c.max_abs <= 16 * eps * max(1.0, abs(w.expected))
+    return tiny or excess(c) <= ROUNDING_EXCESS
+
+
+def severity(r: CaseResult) -> Severity:
+    if r.ok:
+        return Severity.PASSED
+    if r.status in (Status.CRASHED, Status.TIMEOUT):
+        return Severity.CRASH
+    if r.status is Status.ERROR:
+        return Severity.RAISED
+    failed = [c for c in r.comparisons if not c.passed]
+    # NaN/Inf that the inputs carried in (the nonfinite pattern) are a wrong value like another, not an overflow
+    produced = r.case.pattern != "nonfinite"
+    if any(c.unwritten or (produced and (c.nan_mismatches or c.inf_mismatches)) for c in failed):
+        return Severity.NONFINITE
+    if r.findings or r.noop or r.mutated_inputs or any(not p.passed for p in r.properties):
+        return Severity.GROSS
+    if not failed or any(not rounding_level(c) for c in failed):
+        return Severity.GROSS
+    return Severity.ROUNDING
+
+
+def _nonfinite(r: CaseResult) -> bool:
+    return any(c.nan_mismatches or c.inf_mismatches for c in r.comparisons)
+
+
+def _name(ev: Evidence, i: int) -> str:
+    return getattr(ev.spec.inputs[i], "name", None) or f"input {i}"
+
+
+def is_vector(ev: Evidence, i: int) -> bool:
+    """Input i is a 1-D tensor (a per-channel operand)."""
+    t = ev.spec.inputs[i]
+    return isinstance(t, Tensor) and len(t.dims) == 1
+
+
+def _pow2(v: int) -> bool:
+    return v > 0 and v & (v - 1) == 0
+
+
+class Facts:
+    """The observations of one Evidence, and the figures the rules and the deciding experiments need."""
+
+    def __init__(self, ev: Evidence) -> None:
+        self.ev = ev
+        self.observations: list[Observation] = []
+        self.results = [r for r in self._all_results() if r.status is not Status.SKIPPED]
+        self.worst = max((severity(r) for r in self.results if not empty(r)), default=Severity.PASSED)
+        # the least severity a failure needs to count in the size and shape patterns: rounding-level failures only
+        # count when nothing worse was seen
+        self.floor = Severity.GROSS if self.worst >= Severity.GROSS else Severity.ROUNDING
+        self.edge: list[tuple[str, int, list[int]]] = []
+        self.blocks: list[tuple[str, int, int]] = []
+        self.square: str | None = None
+        self._collect()
+
+    # -- the results ------------------------------------------------------------------------------------------------
+    def _all_results(self) -> list[CaseResult]:
+        ev = self.ev
+        out = list(ev.report.cases)
+        out += [r for rows in ev.sizes.values() for _, _, r in rows]
+        out += [r for _, r in ev.magnitudes] + [r for _, r in ev.configs] + [r for _, r in ev.precisions]
+        out += [r for d in ev.decisions for r in d.results.values()]
+        return out
+
+    def counts(self, r: CaseResult) -> bool | None:
+        """True: a failure that counts; False: a pass; None: neither (raised, a case of an empty dimension, or
+        rounding beside gross ones)."""
+        if empty(r):
+            return None
+        s = severity(r)
+        if s is Severity.PASSED:
+            return False
+        if s is Severity.RAISED or s < self.floor:
+            return None
+        return True
+
+    def add(self, kind: str, text: str) -> None:
+        if not any(o.kind == kind and o.text == text for o in self.observations):
+            self.observations.append(Observation(kind, text))
+
+    def has(self, *kinds: str) -> bool:
+        return any(o.kind in kinds for o in self.observations)
+
+    def get(self, *kinds: str) -> list[Observation]:
+        return [o for o in self.observations if o.kind in kinds]
+
+    # -- the size patterns ------------------------------------------------------------------------------------------
+    def size_pattern(self) -> dict[str, tuple[list[int], list[int]]]:
+        """Per swept dimension: (passing sizes, failing sizes); a size that raised, or that failed at rounding level
+        where gross failures exist, is neither."""
+        out = {}
+        for d, rows in self._size_rows().items():
+            ok = [v for v, r in rows if self.counts(r) is False]
+            bad = [v for v, r in rows if self.counts(r)]
+            out[d] = (sorted(set(ok)), sorted(set(bad) - set(ok)))
+        return out
+
+    def _size_rows(self) -> dict[str, list[tuple[int, CaseResult]]]:
+        rows: dict[str, list[tuple[int, CaseResult]]] = {d: [(v, r) for v, _, r in rs] for d, rs in
+                                                         self.ev.sizes.items()}
+        for dec in self.ev.decisions:  # the one-block-vs-two experiment varies one dimension as the sweep does
+            if dec.dim is not None:
+                rows.setdefault(dec.dim, []).extend((r.case.sizes[dec.dim], r) for r in dec.results.values())
+        return rows
+
+    def _edge_dims(self) -> list[tuple[str, int, list[int]]]:
+        """Dimensions where every failing size (two at least) is a non-multiple of some block B >= 16 and every
+        multiple of B passes: the signature of an edge or tail bug. (dim, B, failing sizes)."""
+        out = []
+        for d, (ok, bad) in self.size_pattern().items():
+            if len(bad) < 2:  # one odd size that fails is not a pattern
+                continue
+            for b in (16, 32, 64, 128, 256, 512, 1024):  # the smallest block that explains the pattern
+                mults = [v for v in ok + bad if v % b == 0]
+                if mults and all(v % b for v in bad) and all(v in ok for v in mults):
+                    out.append((d, b, bad))
+                    break
+        return out
+
+    def _block_dims(self) -> list[tuple[str, int, int]]:
+        """Dimensions that pass up to a size T and fail with wrong values at every size above it, multiples of
+        blocks included: "wrong only with several blocks". (dim, largest passing, smallest failing). A crash is
+        not a lost partial result: only value failures count here."""
+        out = []
+        for d, rows in self._size_rows().items():
+            ok = sorted({v for v, r in rows if self.counts(r) is False})
+            bad_rows = [(v, r) for v, r in rows if self.counts(r)]
+            bad = sorted({v for v, _ in bad_rows} - set(ok))
+            if not bad or not ok:
+                continue
+            t = max(ok)
+            values = [r for v, r in bad_rows if v == min(bad)]
+            first = values[0]
+            # lost blocks lose whole partial results: a large error at once, not a rounding error that grows with n
+            gross = first.status is Status.FAILED and severity(first) >= Severity.GROSS and (
+                bool(first.findings) or any(c.mismatches and c.rel_l2 > 1e-2 for c in first.comparisons
+                                            if not c.passed))
+            if gross and all(v > t for v in bad) and min(bad) > 2 and any(_pow2(v) or v % 32 == 0 for v in bad) \
+                    and min(bad) <= 4 * t + 1 and all(r.status is Status.FAILED for _, r in bad_rows):
+                out.append((d, t, min(bad)))
+        return out
+
+    def _square_only(self) -> str | None:
+        """Two dims such that every randn case where they are equal passes and (nearly) every case where they differ
+        fails: the failures need two dims to differ (a swapped stride, an index taken modulo the wrong size)."""
+        ev = self.ev
+        names = list(ev.spec.dim_names())
+        rows = []
+        for r in self.results:
+            c = r.case
+            if c.pattern != "randn" or c.layout != "contiguous" or c.axis == "large":
+                continue
+            verdict = self.counts(r)
+            if verdict is not None:
+                rows.append((c.sizes, verdict))
+        for a, b in itertools.combinations(names, 2):
+            same = [(s, bad) for s, bad in rows if a in s and b in s and s[a] == s[b] and s[a] > 1]
+            differ = [(s, bad) for s, bad in rows if a in s and b in s and s[a] != s[b]]
+            bad = [s for s, v in differ if v]
+            if not same or any(v for _, v in same) or len(bad) < 2 or len(bad) < 0.8 * len(differ):
+                continue
+            shapes = lambda ss: ", ".join("x".join(str(s[d]) for d in names) for s in ss[:3])  # noqa: E731
+            every = "every square shape" if len(names) == 2 else f"every shape where {a} == {b}"
+            return (f"passes on {every} tried ({len(same)}: {shapes([s for s, _ in same])}), fails on {len(bad)} of "
+                    f"{len(differ)} where {a} != {b} ({shapes(bad)}): the failures need two dims to differ")
+        return None
+
+    # -- the observations -------------------------------------------------------------------------------------------
+    def _collect(self) -> None:
+        ev = self.ev
+        valued = [r for r in ev.failing if not empty(r)]  # the failures the value patterns are read from
+        self._noop_and_large(valued)
+        self._crashes(ev.failing)
+        self._sizes()
+        self._memory(valued)
+        self._values(valued)
+        self._structure()
+        self._repeats()
+        self._severity(ev.failing)
+        for dec in ev.decisions:
+            for o in dec.observations:
+                self.add(o.kind, o.text)
+
+    def _noop_and_large(self, failing: list[CaseResult]) -> None:
+        ev = self.ev
+        hits = [r for r in failing if r.noop]
+        valued = [r for r in failing if r.status is Status.FAILED and self.counts(r)]
+        # a kernel that does not compute: most of its failures are outputs it did not compute; one tiny case whose
+        # output rounds to exactly zero among many computed ones is not that
+        if hits and len(hits) >= 0.5 * len(valued):
+            self.add("noop", f"{len(hits)} case(s): {hits[0].noop} ({hits[0].case.id})")
+        elif hits:
+            self.add("noop-some", f"{len(hits)} of {len(valued)} failing case(s) are a no-op's output: {hits[0].noop} "
+                     f"({hits[0].case.id})")
+        never = [(r, c) for r in failing for c in r.comparisons if c.numel and c.unwritten == c.numel]
+        if never and len(never) == len([r for r in failing if r.status is Status.FAILED]):
+            r, c = never[0]
+            self.add("never-written", f"{c.output} is never written at all in {len(never)} case(s) ({r.case.id}): "
+                     "every element still holds the poison")
+        large = [r for r in failing if r.case.axis == "large"]
+        if large and len(large) == len(failing):
+            self.add("large-only", f"only the past-2**31 case(s) fail: {large[0].case.id}")
+        for f in [f for f in ev.lint if "int32" in f.kind][:2]:
+            self.add("static-int32", f"static check: {f.file}:{f.line}: {f.message[:120]}")
+        for f in [f for f in ev.findings() if f.kind == "divergent-barrier"][:1]:
+            self.add("divergent-barrier", f"{f.tool}: {f.message[:150]} at {f.file}:{f.line}")
+        for f in [f for f in ev.lint if f.kind == "divergent-barrier"][:1]:
+            self.add("static-divergent-barrier", f"static check: {f.message[:150]} at {f.file}:{f.line}")
+
+    def _crashes(self, failing: list[CaseResult]) -> None:
+        crashed = [r for r in failing if r.status in (Status.CRASHED, Status.TIMEOUT)]
+        if crashed:
+            first = " ".join(crashed[0].reasons)[:200]
+            kinds = sorted({r.status.value for r in crashed})
+            self.add("crash", f"{len(crashed)} of {len(failing)} failing case(s) {' or '.join(kinds)}; first "
+                     f"({crashed[0].case.id}): {first}")
+        texts = [" ".join(r.reasons) for r in failing if r.status in (Status.CRASHED, Status.ERROR)]
+        for t in texts:
+            if "illegal memory access" in t or "out of bounds" in t.lower() or "illegal address" in t:
+                self.add("crash-illegal-address", t[:160])
+                break
+        mis = texts + [f.message for f in self.ev.findings() if f.kind == "misaligned"]
+        for t in mis:
+            if "misaligned" in t.lower():
+                self.add("misaligned", t[:160])
+                break
+        raised = [r for r in failing if r.status is Status.ERROR and any("the kernel raised" in x for x in r.reasons)]
+        if raised:
+            first = next(x for x in raised[0].reasons if "the kernel raised" in x)
+            self.add("raises", f"{len(raised)} of {len(failing)} failing case(s) raised; first ({raised[0].case.id}): "
+                     f"{first[:200]}")
+
+    def _sizes(self) -> None:
+        self.edge = self._edge_dims()
+        for d, b, bad in self.edge:
+            self.add("edge-pattern", f"{d}: fails at {bad[:5]}, passes at every multiple of {b} tried")
+        self.blocks = self._block_dims()
+        for d, t, f in self.blocks:
+            exact = " (exactly one block)" if _pow2(t) and t >= 16 else ""
+            self.add("past-one-block", f"{d}: right up to {t}{exact}, wrong from {f} on, multiples of blocks "
+                     "included: wrong only with several blocks")
+        self.square = self._square_only()
+        if self.square:
+            self.add("square-only", self.square)
+        rows = [r for rows in self.ev.sizes.values() for _, _, r in rows]
+        # wrong values at every size tried (a crash or an exception is not a wrong value)
+        if rows and all(self.counts(r) and r.status is Status.FAILED for r in rows):
+            self.add("everywhere-wrong", f"wrong at every size tried ({len(rows)} sizes)")
+
+    def _memory(self, failing: list[CaseResult]) -> None:
+        ev = self.ev
+        oob = [f for f in ev.findings() if f.kind == "out-of-bounds"]
+        for f in oob[:2]:
+            self.add("oob", f"{f.tool}: {f.message[:150]} at {f.file}:{f.line}")
+        # one element past the end per access: the interpreter says how many lanes; memcheck, one record per thread
+        if oob and all(("lanes out of bounds" not in f.message) if f.tool == "interpreter"
+                       else f.count <= max(1, len(f.cases)) for f in oob):
+            self.add("oob-single-lane", "each out-of-bounds access is a single lane: one element past the end")
+        racy = [r for r in self.results if any(f.kind in RACES for f in r.findings)]
+        races = [f for f in ev.findings() if f.kind in RACES] + [f for r in racy for f in r.findings
+                                                                 if f.kind in RACES]
+        if races:
+            self.add("race-between-programs", f"{races[0].tool}: {races[0].message[:150]}")
+            right = [r for r in racy if values_right(r)]
+            if right:
+                self.add("race-right-values", f"{len(right)} case(s) with right values whose programs race "
+                         f"({right[0].case.id}): the result depends on the order the programs run in")
+            # lanes past a row's end that spill into the next row race with that row's program: an edge bug; a race
+            # at a size the edge pattern does not explain (a whole number of blocks) is not
+            beyond = [r for r in racy if not any(d in r.case.sizes and r.case.sizes[d] % b
+                                                 for d, b, _ in self.edge)]
+            if beyond or not self.edge:
+                where = f" ({beyond[0].case.id})" if beyond else ""
+                self.add("race-beyond-edge", f"programs race at sizes no ragged edge explains{where}")
+        interpreted = ev.report.framework == "triton" and ev.report.device == "cpu"
+        if self.edge and interpreted and not oob:
+            self.add("edge-accesses-clean", "the interpreter checked every load and store at the failing sizes and "
+                     "none went out of bounds: the tail is never visited, no guard is missing")
+        shared = [f for f in ev.findings() if f.kind.startswith("race") and f.tool == "racecheck"]
+        if shared:
+            f = shared[0]
+            self.add("shared-race", f"racecheck: {f.message[:150]} at {f.file}:{f.line}")
+        unwritten = [c for r in failing for c in r.comparisons if not c.passed and c.unwritten]
+        if unwritten:
+            self.add("unwritten", f"{unwritten[0].output}: {unwritten[0].unwritten} elements never written (still "
+                     f"poisoned); {unwritten[0].location.text}")
+            tails = [c for c in unwritten if c.location.kind.startswith("tail")]
+            if tails:
+                self.add("unwritten-tail", f"{tails[0].output}: the unwritten elements are the "
+                         f"{tails[0].location.text}")
+        tail = [c for r in failing if self.counts(r) for c in r.comparisons
+                if not c.passed and c.location.kind.startswith("tail")]
+        if tail:
+            self.add("tail-errors", f"{tail[0].output}: {tail[0].location.text}")
+        counted = [r for r in failing if self.counts(r) and r.status is Status.FAILED]
+        last = [r for r in counted if _last_only(r)]
+        if len(last) >= 2 and len(last) >= 0.8 * len(counted):
+            c = next(c for c in last[0].comparisons if not c.passed)
+            self.add("last-element-wrong", f"in {len(last)} of {len(counted)} failing cases the only wrong values are "
+                     f"the last element of the axis, written but wrong ({last[0].case.id}: {c.location.text})")
+
+    def _values(self, failing: list[CaseResult]) -> None:
+        ev = self.ev
+        gross_randn = [r for r in failing if r.case.pattern == "randn" and r.case.axis in ("size", "seed", "dtype")
+                       and self.counts(r)]
+        nf_randn = [r for r in self.results if r.case.pattern == "randn" and not r.ok and _nonfinite(r)
+                    and r.case.axis != "debug"]
+        if nf_randn:
+            self.add("nonfinite-randn", f"NaN/Inf on plain randn data ({nf_randn[0].case.id})")
+        # large magnitudes with a zero mean (a large mean is the cancellation's pattern)
+        large = [r for r in failing if r.case.pattern == "large" and _nonfinite(r)]
+        mags = [(k, r) for k, r in ev.magnitudes if not r.ok and _nonfinite(r)]
+        big_nonfinite = bool(large or mags)
+        if big_nonfinite and not gross_randn and not nf_randn:
+            words = []
+            if large:
+                words.append(f"NaN/Inf on the large-magnitude pattern(s) ({large[0].case.id})")
+            if mags:
+                first = min(k for k, _ in mags)
+                ok = [k for k, r in ev.magnitudes if r.ok and k < first]
+                words.append(f"randn x {first:g} gives NaN/Inf" + (f"; x {max(ok):g} passes" if ok else ""))
+            self.add("nonfinite-large", "; ".join(words) + "; randn is right")
+        zero = [r for r in failing if r.case.pattern in ("zeros", "constant") and _nonfinite(r)]
+        if zero:
+            self.add("nonfinite-zero", f"NaN/Inf where a sum or spread is zero: pattern {zero[0].case.pattern} "
+                     f"({zero[0].case.id})")
+        lm = [r for r in failing if r.case.pattern == "large_mean" and self.counts(r)]
+        # arange is a large mean too (values 0..n), constant rows a zero spread: both fail a cancelling formula
+        others = [r for r in failing if r.case.pattern not in ("large_mean", "constant", "large", "arange")
+                  and self.counts(r)]
+        if lm and not others and not big_nonfinite:
+            nan = " (NaN: a negative difference under a root)" if _nonfinite(lm[0]) else ""
+            self.add("large-mean-only", f"wrong only with a large mean and a small spread ({lm[0].case.id}){nan}; "
+                     "randn, and large magnitudes with a zero mean, stay finite")
+        counted = [r for r in failing if self.counts(r)]
+        wide_ok = [r for r in ev.report.cases if r.status is Status.PASSED and r.case.precision in ("fp32", "tf32")]
+        if ev.spec.reduce and counted and wide_ok and all(r.case.precision in LOW for r in counted):
+            self.add("low-precision-only", f"only the {'/'.join(sorted({r.case.precision for r in counted}))} cases "
+                     f"fail ({counted[0].case.id}); the fp32 ones pass, over a reduction of "
+                     f"{', '.join(ev.spec.reduce)}")
+        base = [r for r in failing for c in r.comparisons if c.baseline is not None and c.baseline.required
+                and not c.baseline.passed and not c.mismatches]
+        if base:
+            c = next(c for c in base[0].comparisons if c.baseline is not None)
+            b = c.baseline
+            assert b is not None
+            self.add("baseline-only", f"{len(base)} case(s) within the table tolerance but {b.kernel_max_abs:.3g} "
+                     f"error against the same-precision baseline's {b.baseline_max_abs:.3g} ({base[0].case.id})")
+        grows = _error_growth(ev)
+        if grows:
+            self.add("error-grows", grows)
+        wide = [name for name, r in ev.precisions if r.ok and name in ("fp32", "tf32")]
+        if wide and ev.minimal is not None and not ev.minimal.ok:
+            self.add("wider-precision-passes", f"the smallest failing case passes in {wide[0]}")
+
+    def _structure(self) -> None:
+        ev = self.ev
+        if ev.zeroed is not None and ev.zeroed.ok and ev.minimal is not None:
+            self.add("zeroed-rescues", f"fails with kcheck's poisoned outputs, passes when they are zeroed first "
+                     f"({ev.minimal.case.id}): the kernel reads its output before writing it")
+        vectors = [i for i, t in enumerate(ev.spec.inputs) if is_vector(ev, i)]
+        if vectors and any(isinstance(t, Tensor) and len(t.dims) >= 2 for t in ev.spec.inputs):
+            self.add("vector-operand", f"{', '.join(_name(ev, i) for i in vectors)} is 1-D: a per-channel operand")
+        # an input at ones rescues the case only if the case's values were wrong (not just its accesses)
+        if ev.minimal is not None and not ev.minimal.ok and not values_right(ev.minimal):
+            for i, r in ev.ones.items():
+                if r.ok or values_right(r):
+                    kind = "vector-ones-rescues" if is_vector(ev, i) else "ones-rescues"
+                    self.add(kind, f"the failure vanishes when {_name(ev, i)} is all ones: that input is read at "
+                             "the wrong place")
+        for i, r in ev.transposed.items():
+            if r.ok:
+                self.add("transposed-reference", f"the output matches the reference of {_name(ev, i)} transposed")
+        for a in ev.arange:
+            if "transposed position" in a:
+                self.add("arange-transposed", a)
+        if ev.minimal is not None and ev.configs:
+            good = [label for label, r in ev.configs if r.ok]
+            if good:
+                failing = ", ".join(f"{k}={v}" for k, v in ev.minimal.case.config) or "its config"
+                self.add("config-dependent", f"the smallest failing case passes with {good[0]} and fails with "
+                         f"{failing}")
+
+    def _repeats(self) -> None:
+        det = self.ev.repeat.determinism if self.ev.repeat is not None else None
+        if det is None or not det.differing:
+            return
+        if det.max_ulp > 64:
+            self.add("nondeterministic", f"3 runs on the same inputs differ in {det.differing} elements by up to "
+                     f"{det.max_ulp:.3g} ULP")
+        else:
+            self.add("nondeterministic-ulp", f"runs on the same inputs differ by at most {det.max_ulp:.3g} ULP")
+
+    def _severity(self, failing: list[CaseResult]) -> None:
+        empties = [r for r in failing if empty(r)]
+        if empties:
+            self.add("empty-fails", f"{len(empties)} case(s) with an empty dimension fail ({empties[0].case.id}: "
+                     f"{'; '.join(empties[0].reasons)[:120]}); they are left out of the patterns")
+        gross = [r for r in self.results if severity(r) >= Severity.GROSS and not empty(r)]
+        if gross:
+            worst = max(gross, key=severity)
+            self.add("gross", f"{len(gross)} failing result(s) wrong by far more than rounding; the most severe: "
+                     f"{severity(worst).name.lower()} ({worst.case.id})")
+        rounding = [r for r in failing if severity(r) is Severity.ROUNDING and not empty(r)
+                    and any(c.mismatches for c in r.comparisons if not c.passed)]
+        if rounding:
+            r = min(rounding, key=_elements)
+            c = next(c for c in r.comparisons if not c.passed and c.mismatches)
+            also = "; the diagnosis rests on the gross failures" if gross else ""
+            self.add("rounding-only", f"{len(rounding)} failing case(s) off by rounding only, e.g. {r.case.id}: max "
+                     f"error {c.max_abs:.3g}, {excess(c):.2g}x its tolerance{also}")
+
+
+def _last_only(r: CaseResult) -> bool:
+    """Every failing comparison of the case is wrong in the last element (or column, or row) alone, and written."""
+    bad = [c for c in r.comparisons if not c.passed]
+    return bool(bad) and all(not c.unwritten and (c.location.text.startswith(("the last column", "the last row"))
+                                                  or c.location.text.startswith("tail: the last 1 elements"))
+                             for c in bad)
+
+
+def empty(r: CaseResult) -> bool:
+    """A case with an empty dimension: how a kernel treats no data is its own question, not the planted bug's."""
+    return any(v == 0 for v in r.case.sizes.values())
+
+
+def values_right(r: CaseResult) -> bool:
+    """Every output compared within tolerance, whatever the memory and race checks found."""
+    return r.status in (Status.FAILED, Status.PASSED) and bool(r.comparisons) and all(c.passed for c in r.comparisons)
+
+
+def _elements(r: CaseResult) -> int:
+    return math.prod(max(v, 1) for v in r.case.sizes.values())
+
+
+def _error_growth(ev: Evidence) -> str | None:
+    """The error growing with the reduction length, over the sizes whose error is rounding (a gross error is
+    another story)."""
+    for d in ev.spec.reduce:
+        rows = ev.sizes.get(d, [])
+        errs = [(v, max((c.max_abs for c in r.comparisons), default=0.0)) for v, _, r in rows if v >= 32
+                and severity(r) <= Severity.ROUNDING]
+        if len(errs) >= 3 and errs[-1][1] > 4 * max(errs[0][1], 1e-30):
+            return f"the error grows with {d}: {errs[0][1]:.2g} at {errs[0][0]}, {errs[-1][1]:.2g} at {errs[-1][0]}"
+    return None
+
+
+def most_severe_smallest(results: Iterable[CaseResult]) -> CaseResult | None:
+    """The smallest failing case among the failures of the most severe kind (a crash before NaN/Inf, before a
+    gross error, before a rounding-level one); a case that raised only when nothing else failed, a case of an empty
+    dimension only when no other case failed."""
+    cands = [r for r in results if not r.ok]
+    if not cands:
+        return None
+    cands = [r for r in cands if not empty(r)] or cands
+    top = max(severity(r) for r in cands)
+    return min((r for r in cands if severity(r) == top), key=_elements)

@@ -1,0 +1,194 @@
+"""Small kernels, one symptom each, for tests/test_diagnosis_evidence.py: the patterns where a debugger that guesses
+from one case goes wrong (an out-of-bounds store read as a missing edge guard, racy sizes that happen to be
+non-multiples of the block, a rounding-level smallest case beside inf outputs, ...). Each carries its bug in the form
+a square randn test at the nominal shape misses.
+
+Kept out of test files: kcheck's pytest plugin collects module-level Specs there as tests.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import torch
+import triton
+import triton.language as tl
+
+import kcheck
+
+# -- a wrong stride: right on every square shape, wrong (and storing out of bounds) on every other one -------------
+
+
+@triton.jit
+def _scale_copy_kernel(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rows < M)[:, None] & (cols < N)[None, :]
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=mask)
+    # BUG: the output's row stride is N; M is the row count
+    tl.store(out_ptr + rows[:, None] * M + cols[None, :], x * 2.0, mask=mask)
+
+
+def _scale_copy(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    M, N = x.shape
+    out = torch.empty_like(x)
+    if x.numel():
+        _scale_copy_kernel[(triton.cdiv(M, 16), triton.cdiv(N, 16))](x, out, M, N, BLOCK_M=16, BLOCK_N=16)
+    return out
+
+
+stride_square_only = kcheck.Spec(
+    name="stride_square_only", kernel=_scale_copy, reference=lambda x: x * 2, inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=32, real=()), "N": kcheck.Dim(nominal=32, real=())}, dtypes=["fp32"])
+
+
+# -- a per-channel bias read with the row index: fails only when the two dims differ ----------------------------
+
+
+@triton.jit
+def _add_bias_kernel(x_ptr, b_ptr, out_ptr, numel, M, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < numel
+    x = tl.load(x_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs % M, mask=mask)  # BUG: the channel of flat element i is i % N
+    tl.store(out_ptr + offs, x + b, mask=mask)
+
+
+def _add_bias(x: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    x, b = x.contiguous(), b.contiguous()
+    M, N = x.shape
+    out = torch.empty_like(x)
+    if x.numel():
+        _add_bias_kernel[(triton.cdiv(x.numel(), 256),)](x, b, out, x.numel(), M, N, BLOCK=256)
+    return out
+
+
+bias_wrong_axis = kcheck.Spec(
+    name="bias_wrong_axis", kernel=_add_bias, reference=lambda x, b: x + b,
+    inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("N")],
+    dims={"M": kcheck.Dim(nominal=32, real=()), "N": kcheck.Dim(nominal=32, real=())}, dtypes=["fp32"])
+
+
+# -- a split row sum whose programs add into the output with a plain load and store -----------------------------
+# Programs run one after the other in the interpreter, so the values come out right; on a GPU they overlap and
+# partial sums are lost. The interpreter's race check sees the write-write and read-write races between programs.
+# The block (1024) is larger than the nominal row (512): the racy sizes the sweep meets are past 1024 and mostly
+# not multiples of it.
+
+
+@triton.jit
+def _split_sum_kernel(x_ptr, out_ptr, M, N, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    x = tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)
+    acc = tl.load(out_ptr + row)  # BUG: tl.atomic_add(out_ptr + row, tl.sum(x)) is meant
+    tl.store(out_ptr + row, acc + tl.sum(x))
+
+
+def _split_sum(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    M, N = x.shape
+    out = torch.zeros(M, dtype=x.dtype, device=x.device)
+    if x.numel():
+        _split_sum_kernel[(M, triton.cdiv(N, 1024))](x, out, M, N, BLOCK_N=1024)
+    return out
+
+
+racy_split_sum = kcheck.Spec(
+    name="racy_split_sum", kernel=_split_sum, reference=lambda x: x.sum(-1), inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=4, real=(), max=64), "N": kcheck.Dim(nominal=512, real=(1500,))}, dtypes=["fp32"],
+    reduce=["N"], patterns=("randn", "zeros", "ones", "large"), layouts=("contiguous",), seeds=1)
+
+
+# -- a prefix sum with no carry between programs: right up to one block, wrong past it --------------------------
+
+
+@triton.jit
+def _cumsum_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < N
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    # BUG: the running total of the programs before this one is never added
+    tl.store(out_ptr + offs, tl.cumsum(x, axis=0), mask=mask)
+
+
+def _cumsum(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    if x.numel():
+        _cumsum_kernel[(triton.cdiv(x.numel(), 128),)](x, out, x.numel(), BLOCK=128)
+    return out
+
+
+cumsum_no_carry = kcheck.Spec(
+    name="cumsum_no_carry", kernel=_cumsum, reference=lambda x: x.cumsum(0), inputs=[kcheck.Tensor("N")],
+    dims={"N": kcheck.Dim(nominal=128, real=())}, dtypes=["fp32"], reduce=["N"])
+
+
+# -- a log-sum-exp without the max subtracted, checked at a tolerance tighter than fp32 rounding ----------------
+# The large pattern overflows exp to inf; the tight tolerance also fails a few small cases by an ulp or two.
+
+
+@triton.jit
+def _lse_kernel(x_ptr, out_ptr, N, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    x = tl.load(x_ptr + row * N + cols, mask=cols < N, other=-float("inf"))
+    # BUG: no max subtraction: exp overflows past 88
+    tl.store(out_ptr + row, tl.log(tl.sum(tl.exp(x), axis=0)))
+
+
+def _lse(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    M, N = x.shape
+    out = torch.empty(M, dtype=x.dtype, device=x.device)
+    if x.numel():
+        _lse_kernel[(M,)](x, out, N, BLOCK_N=triton.next_power_of_2(N))
+    return out
+
+
+lse_no_max = kcheck.Spec(
+    name="lse_no_max", kernel=_lse, reference=lambda x: torch.logsumexp(x, -1), inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=16, real=(), max=64), "N": kcheck.Dim(nominal=64, real=(), min=1, max=1024)},
+    dtypes=["fp32"], reduce=["N"], rtol=1e-8, atol=1e-8, layouts=("contiguous",), seeds=1)
+
+
+# -- the log of a softmax's denominator, computed as the difference of two large terms ---------------------------
+
+
+def _lse_minus_max(x: torch.Tensor) -> torch.Tensor:
+    # BUG: logsumexp(x) and max(x) are each ~1e4 on data of a large mean; their difference (~2) keeps few of fp32's
+    # digits. log(sum(exp(x - max(x)))) is the same value without the cancellation.
+    return torch.logsumexp(x, -1) - x.amax(-1)
+
+
+lse_minus_max = kcheck.Spec(
+    name="lse_minus_max", kernel=_lse_minus_max,
+    reference=lambda x: torch.log(torch.exp(x - x.amax(-1, keepdim=True)).sum(-1)), inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=64, real=()), "N": kcheck.Dim(nominal=64, real=(), min=1)}, dtypes=["fp32"],
+    reduce=["N"])
+
+
+# -- a kernel that crashes its process (a wild read) -------------------------------------------------------------
+
+
+def _wild_read(x: torch.Tensor) -> torch.Tensor:
+    if x.numel() > 1:
+        ctypes.string_at(8)  # BUG: a read of address 8: the process dies with SIGSEGV
+    return x * 2
+
+
+crashes = kcheck.Spec(name="crashes", kernel=_wild_read, reference=lambda x: x * 2, inputs=[kcheck.Tensor("M", "N")],
+                      dims={"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=8, real=())},
+                      dtypes=["fp32"])
+
+
+# -- a formula slightly off everywhere: no rule's hallmark is there --------------------------------------------
+
+
+unexplained = kcheck.Spec(
+    name="unexplained", kernel=lambda x: x * 2 + 1e-2 * torch.sin(7 * x), reference=lambda x: x * 2,
+    inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=16, real=())}, dtypes=["fp32"],
+    patterns=("randn", "ones"), layouts=("contiguous",), seeds=1)

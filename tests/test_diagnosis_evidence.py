@@ -1,0 +1,235 @@
+"""Causes are ranked from evidence: each pattern where a debugger that guesses from one case goes wrong is a small
+kernel (tests/debug_specs/evidence.py) with that symptom, and the cause it must rank first.
+
+Also: the score's rule (a cause whose hallmark is absent or contradicted never outranks one whose hallmark is
+there), the deciding experiments (each run on a kernel whose behaviour settles its pair of causes), and advice
+worded for the operation.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+
+import pytest
+
+import kcheck
+from kcheck._device import detect
+from kcheck.backends import framework
+from kcheck.diagnose import BUG_CLASSES, Cause, Observation, debug, format_diagnosis
+from kcheck.diagnose._decide import decide
+from kcheck.diagnose._observe import Facts, Severity, severity
+from kcheck.diagnose._probe import Prober
+from kcheck.diagnose._rules import diagnose, score
+from kcheck.diagnose._sweep import Evidence, base_case, probe_case, sweep_sizes
+
+spec_of = importlib.import_module("debug_specs.evidence")
+
+
+def _kinds(observations: list[Observation]) -> set[str]:
+    return {o.kind for o in observations}
+
+
+def _cause(diag, key: str) -> Cause | None:
+    return next((c for c in diag.causes if c.key == key), None)
+
+
+def _rank(diag, key: str) -> int:
+    return next((i for i, c in enumerate(diag.causes) if c.key == key), len(diag.causes))
+
+
+# -- the patterns ---------------------------------------------------------------------------------------------------
+
+
+def test_passing_every_square_shape_is_an_index_error_not_a_missing_guard(tmp_path):
+    """A wrong output stride: right on square shapes, wrong (with out-of-bounds stores) on the others."""
+    diag = debug(spec_of.stride_square_only, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "index-transposition", text
+    assert diag.top.hallmark_seen and "square-only" in _kinds(diag.top.supports), text
+    assert "oob" in _kinds(diag.observations), text  # the out-of-bounds stores were seen, and weighed
+    edge = _cause(diag, "edge-guard")
+    assert edge is None or ("square-only" in _kinds(edge.contradicts) and edge.score < 0.5), text
+
+
+def test_races_between_programs_with_right_values_are_a_missing_atomic(tmp_path):
+    """A split sum whose programs add into the output with a plain load and store: right values in the
+    interpreter, race findings, at sizes that are not multiples of the block."""
+    diag = debug(spec_of.racy_split_sum, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "missing-atomic", text
+    assert {"race-between-programs", "race-right-values"} <= _kinds(diag.top.supports), text
+    edge = _cause(diag, "edge-guard")  # the racy sizes are ragged, but two whole blocks fail too
+    assert edge is None or (edge.contradicts and edge.score < 0.5), text
+
+
+def test_right_up_to_one_block_and_wrong_past_it_is_a_lost_inter_block_result(tmp_path):
+    """A prefix sum with no carry between programs: the failure at N=129 sits in the tail, yet it is no edge bug."""
+    diag = debug(spec_of.cumsum_no_carry, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "missing-atomic", text
+    assert "past-one-block" in _kinds(diag.top.supports), text
+    assert "carry" in diag.top.next_check, text  # a scan is told to carry, not to use atomics
+    edge = _cause(diag, "edge-guard")
+    assert edge is None or ("past-one-block" in _kinds(edge.contradicts) and edge.score < 0.5), text
+
+
+def test_inf_on_large_logits_outranks_a_rounding_level_smallest_case(tmp_path):
+    """A log-sum-exp without max subtraction, checked at a tolerance tighter than fp32 rounding: the smallest case
+    by size fails by an ulp; the large logits give inf. The diagnosis rests on the inf."""
+    report = kcheck.check(spec_of.lse_no_max, isolate=True).specs[0]
+    failing = [r for r in report.cases if not r.ok]
+    by_size = min(failing, key=lambda r: r.case.sizes["M"] * r.case.sizes["N"])
+    assert severity(by_size) is Severity.ROUNDING  # the trap: the smallest failure is rounding
+    diag = debug(spec_of.lse_no_max, report=report, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "exp-overflow", text
+    assert "rounding-only" in _kinds(diag.observations), text
+    assert diag.minimal_case != by_size.case.id and diag.minimal_case is not None, text
+    minimal = next(r for r in failing if r.case.id == diag.minimal_case)
+    assert severity(minimal) is Severity.NONFINITE, text
+    assert all(c.key != "edge-guard" or c.score < 0.5 for c in diag.causes), text
+
+
+def test_a_per_channel_bias_on_the_wrong_axis(tmp_path):
+    """A bias read with the flat index % M where % N is meant: fails only when the two dims differ, and reads past
+    the bias's end when M > N."""
+    diag = debug(spec_of.bias_wrong_axis, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-axis", text
+    assert diag.top.hallmark_seen and diag.top.score >= 0.7, text
+    assert _rank(diag, "edge-guard") > 1, text
+    transposition = _cause(diag, "index-transposition")
+    assert transposition is None or transposition.score < diag.top.score - 0.15, text
+    # every cause is a class and says what it rests on; no "unknown" when a cause has its hallmark
+    assert all(c.key in BUG_CLASSES and c.hallmark and (c.supports or c.contradicts) for c in diag.causes), text
+    assert _cause(diag, "unknown") is None, text
+
+
+def test_cancellation_advice_is_worded_for_the_operation(tmp_path):
+    """logsumexp(x) - max(x) loses fp32's digits on data of a large mean: a cancellation, in a log-sum-exp."""
+    diag = debug(spec_of.lse_minus_max, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "cancellation", text
+    advice = diag.top.next_check
+    assert "log-sum-exp" in advice and "variance" not in advice and "E[x^2]" not in advice, advice
+
+
+def test_a_variance_still_gets_the_variance_advice():
+    from kcheck._results import SpecReport
+    from kcheck.diagnose._rules import PROFILES
+
+    layernorm = kcheck.Spec(name="layernorm_fwd", kernel=lambda x: x, reference=lambda x: x.var(-1),
+                            inputs=[kcheck.Tensor("N")], dtypes=["fp32"])
+    ev = Evidence(layernorm, SpecReport(layernorm.name, "torch", "cpu", []), [])
+    advice = next(p for p in PROFILES if p.key == "cancellation").advice(ev)
+    assert "variance" in advice and "Welford" in advice
+
+
+@pytest.mark.slow
+def test_a_kernel_that_crashes_gets_its_own_cause(tmp_path):
+    """Every case dies with SIGSEGV: the cause is the crash, with its signal, never 'no rule matched'."""
+    cases = [c.id for c in kcheck.matrix(spec_of.crashes, tier="quick")][:4]
+    report = kcheck.check(spec_of.crashes, cases=cases, isolate=True).specs[0]
+    assert all(r.status.value == "crashed" for r in report.cases if r.case.sizes["M"] * r.case.sizes["N"] > 1)
+    diag = debug(spec_of.crashes, report=report, budget=8, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "kernel-crash", text
+    assert "SIGSEGV" in " ".join(diag.top.evidence), text
+    assert "no rule matched" not in text and "no cause proposed" not in text
+
+
+def test_nothing_fits_gives_unknown_with_what_was_seen_not_a_confident_cause(tmp_path):
+    """A formula slightly off everywhere: no hallmark of any class is there."""
+    diag = debug(spec_of.unexplained, budget=10, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.causes and all(c.score < 0.5 for c in diag.causes), text
+    unknown = _cause(diag, "unknown")
+    assert unknown is not None and any("wrong at every size" in e for e in unknown.evidence), text
+
+
+# -- the score ------------------------------------------------------------------------------------------------------
+
+
+def test_a_cause_without_its_hallmark_or_contradicted_never_outranks_one_with_it():
+    heavy = [Observation("x", str(i), 0.3) for i in range(5)]
+    against = [Observation("y", "against", 0.01)]
+    for prior, supports in itertools.product((0.5, 0.7, 0.99), ([], heavy[:1], heavy)):
+        with_hallmark = score(prior, [], [])
+        assert with_hallmark >= 0.5
+        assert score(None, supports, []) <= 0.45 < with_hallmark  # no hallmark, however much support
+        assert score(prior, supports, against) <= 0.45 < with_hallmark  # contradicted, however strong
+    assert max(score(None, heavy, []), score(0.99, heavy, against)) < 0.7  # never confident without a hallmark
+
+
+# -- the deciding experiments ---------------------------------------------------------------------------------------
+
+
+def _evidence(spec: kcheck.Spec) -> tuple[Evidence, Prober]:
+    report = kcheck.check(spec, tier="quick", large=False).specs[0]
+    ev = Evidence(spec, report, [r for r in report.cases if not r.ok])
+    ev.base = base_case(spec, report)
+    probe_case(ev)
+    return ev, Prober(spec, detect(), framework(spec.kernel), 60)
+
+
+def _close(a: str, b: str) -> list[Cause]:
+    return [Cause(a, BUG_CLASSES[a], 0.8), Cause(b, BUG_CLASSES[b], 0.75)]
+
+
+def test_square_against_non_square_decides_an_edge_bug_from_an_index_error():
+    ev, prober = _evidence(spec_of.stride_square_only)
+    dec = decide(prober, ev, Facts(ev), _close("edge-guard", "index-transposition"))
+    assert dec is not None and dec.name == "shape" and "index or axis error" in dec.settled, dec
+    labels = [e.label for e in prober.experiments]
+    assert any("non-square" in x and "same area" in x for x in labels), labels
+    assert all("(edge-guard or index-transposition?)" in x for x in labels), labels
+    assert all(e.decided == dec.settled for e in prober.experiments)
+    assert diagnose(ev)[0].key == "index-transposition"
+
+
+def test_one_block_against_two_decides_a_lost_result_from_an_edge_bug():
+    ev, prober = _evidence(spec_of.cumsum_no_carry)
+    sweep_sizes(prober, ev, ["N"])
+    dec = decide(prober, ev, Facts(ev), _close("edge-guard", "missing-atomic"))
+    assert dec is not None and dec.name == "blocks", dec
+    assert "two full blocks fail" in dec.settled and "blocks-decided" in _kinds(dec.observations), dec
+    assert diagnose(ev)[0].key == "missing-atomic"
+
+
+def test_another_program_order_shows_a_result_that_depends_on_which_program_runs_last():
+    spec = importlib.import_module("zoo_kernels.split_sum_no_atomic").spec
+    ev, prober = _evidence(spec)
+    dec = decide(prober, ev, Facts(ev), _close("missing-atomic", "edge-guard"))
+    if not (prober.framework == "triton" and prober.device.interpreter):
+        assert dec is None or dec.name != "order"
+        return
+    assert dec is not None and dec.name == "order" and "order-dependent" in _kinds(dec.observations), dec
+    assert {e.label.split(" (")[0] for e in prober.experiments} == {"programs in reversed order",
+                                                                    "programs in random order"}
+
+
+def test_the_same_data_scaled_decides_an_overflow():
+    ev, prober = _evidence(spec_of.lse_no_max)
+    dec = decide(prober, ev, Facts(ev), _close("tolerance", "exp-overflow"))
+    assert dec is not None and dec.name == "scale" and "scale-decided" in _kinds(dec.observations), dec
+
+
+def test_a_large_mean_against_the_same_magnitude_decides_a_cancellation():
+    ev, prober = _evidence(spec_of.lse_minus_max)
+    dec = decide(prober, ev, Facts(ev), _close("low-precision-accumulation", "cancellation"))
+    assert dec is not None and dec.name == "shift" and "shift-decided" in _kinds(dec.observations), dec
+    assert diagnose(ev)[0].key == "cancellation"
+
+
+def test_the_per_channel_operand_at_ones_decides_a_wrong_axis_from_a_transposition():
+    ev, prober = _evidence(spec_of.bias_wrong_axis)
+    sweep_sizes(prober, ev, ["M"])  # non-square shapes: the quick tier's are all square
+    dec = decide(prober, ev, Facts(ev), _close("index-transposition", "wrong-axis"))
+    assert dec is not None and dec.name == "ones" and "vector-ones-rescues" in _kinds(dec.observations), dec
+
+
+def test_far_apart_causes_run_no_deciding_experiment():
+    ev, prober = _evidence(spec_of.bias_wrong_axis)
+    far = [Cause("wrong-axis", BUG_CLASSES["wrong-axis"], 0.9), Cause("edge-guard", BUG_CLASSES["edge-guard"], 0.4)]
+    assert decide(prober, ev, Facts(ev), far) is None and prober.experiments == []
