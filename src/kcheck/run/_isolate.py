@@ -115,6 +115,7 @@ def _serve(conn: Connection, stderr_path: str) -> None:
     from ._execute import run_case
 
     device = detect()
+    conn.send(("ready", None))  # the case's time limit starts once the worker is up, not while it imports
     while True:
         try:
             msg = conn.recv()
@@ -142,6 +143,15 @@ def _serve(conn: Connection, stderr_path: str) -> None:
             conn.send(("result", result))
             return  # the context is poisoned: every later CUDA call would fail; a fresh worker takes over
         conn.send(("result", result))
+
+
+#: Seconds a new worker may take to import torch, Triton and kcheck (several on a loaded machine) before it is
+#: called dead. Not part of any case's time limit.
+STARTUP_LIMIT = 300.0
+
+
+class _NoWorker(Exception):
+    """A new worker died or did not come up."""
 
 
 def _resources(ref: SpecRef) -> tuple[str, Any]:
@@ -211,17 +221,34 @@ class Isolated:
         return " | ".join(text[-lines:])
 
     def _ready(self) -> Connection:
-        if self._proc is None or not self._proc.is_alive():
-            self._stop()
-            self._start()
+        """A running worker's connection, starting one (and waiting until it has imported what it needs) if none
+        runs. Raises _NoWorker when a new worker dies or does not come up within ``STARTUP_LIMIT`` seconds."""
+        if self._proc is not None and self._proc.is_alive():
+            assert self._conn is not None
+            return self._conn
+        self._stop()
+        self._start()
         assert self._conn is not None
-        return self._conn
+        conn = self._conn
+        try:
+            up = conn.poll(STARTUP_LIMIT) and conn.recv()[0] == "ready"
+        except (EOFError, OSError):
+            up = False
+        if not up:
+            code = self._stop(kill=True)
+            tail = self._stderr_tail()
+            raise _NoWorker(f"the worker did not start: {_exit_reason(code)}" + (f"; stderr: {tail}" if tail else ""))
+        return conn
 
     def run(self, ref: SpecRef, case: Case, options: RunOptions | None = None,
             timeout: float | None = None) -> CaseResult:
         """Run one case in the worker; ``timeout`` (default: the worker's) bounds it, ``math.inf`` waits forever."""
         limit = self.timeout if timeout is None else timeout
-        conn = self._ready()
+        t0 = time.perf_counter()
+        try:
+            conn = self._ready()
+        except _NoWorker as exc:
+            return _synthetic(case, Status.CRASHED, f"crashed: {exc}", t0)
         t0 = time.perf_counter()
         conn.send(("case", ref, case, options))
         if not conn.poll(_poll_timeout(limit)):
@@ -245,7 +272,10 @@ class Isolated:
         """The Spec's resource report, learned in the worker: the interpreted launch it needs runs the user's kernel,
         which must not run unchecked in kcheck's own process. Raises RuntimeError with the reason when it fails."""
         limit = self.timeout if timeout is None else timeout
-        conn = self._ready()
+        try:
+            conn = self._ready()
+        except _NoWorker as exc:
+            raise RuntimeError(str(exc)) from None
         conn.send(("resources", ref))
         if not conn.poll(_poll_timeout(limit)):
             self._stop(kill=True)
