@@ -1,6 +1,9 @@
 """Causes are ranked from evidence: each pattern where a debugger that guesses from one case goes wrong is a small
 kernel (tests/debug_specs/evidence.py) with that symptom, and the cause it must rank first.
 
+Kernels whose evidence is the interpreter's bounds and race checks (and whose out-of-bounds accesses a GPU would
+really perform) are marked ``interpreter``.
+
 Also: the score's rule (a cause whose hallmark is absent or contradicted never outranks one whose hallmark is
 there), the deciding experiments (each run on a kernel whose behaviour settles its pair of causes), and advice
 worded for the operation.
@@ -41,6 +44,7 @@ def _rank(diag, key: str) -> int:
 # -- the patterns ---------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.interpreter  # the interpreter's bounds and race checks are the evidence
 def test_passing_every_square_shape_is_an_index_error_not_a_missing_guard(tmp_path):
     """A wrong output stride: right on square shapes, wrong (with out-of-bounds stores) on the others."""
     diag = debug(spec_of.stride_square_only, budget=20, out_dir=tmp_path, repro=False, maps=False)
@@ -52,6 +56,7 @@ def test_passing_every_square_shape_is_an_index_error_not_a_missing_guard(tmp_pa
     assert edge is None or ("square-only" in _kinds(edge.contradicts) and edge.score < 0.5), text
 
 
+@pytest.mark.interpreter  # the interpreter's bounds and race checks are the evidence
 def test_races_between_programs_with_right_values_are_a_missing_atomic(tmp_path):
     """A split sum whose programs add into the output with a plain load and store: right values in the
     interpreter, race findings, at sizes that are not multiples of the block."""
@@ -91,6 +96,7 @@ def test_inf_on_large_logits_outranks_a_rounding_level_smallest_case(tmp_path):
     assert all(c.key != "edge-guard" or c.score < 0.5 for c in diag.causes), text
 
 
+@pytest.mark.interpreter  # the interpreter's bounds and race checks are the evidence
 def test_a_per_channel_bias_on_the_wrong_axis(tmp_path):
     """A bias read with the flat index % M where % N is meant: fails only when the two dims differ, and reads past
     the bias's end when M > N."""
@@ -177,6 +183,7 @@ def _close(a: str, b: str) -> list[Cause]:
     return [Cause(a, BUG_CLASSES[a], 0.8), Cause(b, BUG_CLASSES[b], 0.75)]
 
 
+@pytest.mark.interpreter  # the interpreter's bounds and race checks are the evidence
 def test_square_against_non_square_decides_an_edge_bug_from_an_index_error():
     ev, prober = _evidence(spec_of.stride_square_only)
     dec = decide(prober, ev, Facts(ev), _close("edge-guard", "index-transposition"))
@@ -222,6 +229,7 @@ def test_a_large_mean_against_the_same_magnitude_decides_a_cancellation():
     assert diagnose(ev)[0].key == "cancellation"
 
 
+@pytest.mark.interpreter  # the interpreter's bounds and race checks are the evidence
 def test_the_per_channel_operand_at_ones_decides_a_wrong_axis_from_a_transposition():
     ev, prober = _evidence(spec_of.bias_wrong_axis)
     sweep_sizes(prober, ev, ["M"])  # non-square shapes: the quick tier's are all square
@@ -230,6 +238,6 @@ def test_the_per_channel_operand_at_ones_decides_a_wrong_axis_from_a_transpositi
 
 
 def test_far_apart_causes_run_no_deciding_experiment():
-    ev, prober = _evidence(spec_of.bias_wrong_axis)
+    ev, prober = _evidence(spec_of.cumsum_no_carry)
     far = [Cause("wrong-axis", BUG_CLASSES["wrong-axis"], 0.9), Cause("edge-guard", BUG_CLASSES["edge-guard"], 0.4)]
     assert decide(prober, ev, Facts(ev), far) is None and prober.experiments == []

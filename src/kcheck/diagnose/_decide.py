@@ -108,15 +108,17 @@ def _shape(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Deci
     square = _with(ev.base, dict.fromkeys(names, s), ev.spec)
     wide = _with(ev.base, {**dict.fromkeys(names, s), names[0]: s // 2, names[1]: 2 * s}, ev.spec)
     ragged = _with(ev.base, dict.fromkeys(names, s + 1), ev.spec)
-    shapes = [square, wide, ragged]
     if len({square.sizes[d] for d in names}) != 1 or len({wide.sizes[d] for d in names[:2]}) != 2 \
-            or not all(_fits(p, ev, c.sizes) for c in shapes):
+            or not all(_fits(p, ev, c.sizes) for c in (square, wide, ragged)):
         return None
     run = _Run(p, "shape", pair)
     dims = lambda c: "x".join(str(c.sizes[d]) for d in names)  # noqa: E731
     r_sq = run.run(square, f"square {dims(square)}")
     r_wide = run.run(wide, f"non-square {dims(wide)}, same area")
-    r_rag = run.run(ragged, f"ragged square {dims(ragged)}")
+    # the Dims' constraints may leave no ragged square (a multiple_of): the whole-block square then stands in for
+    # it, and only the index/axis outcome can be settled
+    r_rag = run.run(ragged, f"ragged square {dims(ragged)}") if len({ragged.sizes[d] for d in names}) == 1 \
+        and ragged.sizes[names[0]] % block else r_sq
     if r_sq is None or r_wide is None or r_rag is None:
         return run.close("")
     settled = ""
