@@ -97,6 +97,21 @@ def test_inf_on_large_logits_outranks_a_rounding_level_smallest_case(tmp_path):
 
 
 @pytest.mark.interpreter  # the interpreter's bounds and race checks are the evidence
+def test_a_missing_store_mask_whose_spill_races_is_decided_by_whole_blocks(tmp_path):
+    """The ragged block's unmasked store spills into the next row: races between programs with right values, as a
+    missing atomic would give, but only at ragged sizes. One block against two full blocks settles it."""
+    diag = debug(spec_of.store_spill, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "edge-guard", text
+    assert "edge-decided" in _kinds(diag.top.supports), text
+    decided = [e for e in diag.experiments if e.axis == "decide"]
+    assert decided and all("(missing-atomic or edge-guard?)" in e.label for e in decided), text
+    assert all(e.decided == "an edge bug: whole blocks pass, only ragged sizes fail" for e in decided), text
+    atomic = _cause(diag, "missing-atomic")
+    assert atomic is not None and "edge-decided" in _kinds(atomic.contradicts) and atomic.score < 0.5, text
+
+
+@pytest.mark.interpreter  # the interpreter's bounds and race checks are the evidence
 def test_a_per_channel_bias_on_the_wrong_axis(tmp_path):
     """A bias read with the flat index % M where % N is meant: fails only when the two dims differ, and reads past
     the bias's end when M > N."""

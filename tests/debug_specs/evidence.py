@@ -101,6 +101,36 @@ racy_split_sum = kcheck.Spec(
     reduce=["N"], patterns=("randn", "zeros", "ones", "large"), layouts=("contiguous",), seeds=1)
 
 
+# -- a store without its column mask: the ragged block spills into the next row ---------------------------------
+# Program (r, j) writes columns j * 64 .. j * 64 + 63 of row r; past N they are the next row's first elements (zeros,
+# as the masked load gives them), which program (r + 1, 0) writes again after it in the interpreter's order. So the
+# values come out right, the programs race on those addresses, and the last row's spill lands past the tensor. Only
+# ragged N does it: a missing edge guard whose race findings look like a missing atomic.
+
+
+@triton.jit
+def _spill_kernel(x_ptr, out_ptr, M, N, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    x = tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)
+    tl.store(out_ptr + row * N + cols, x * 2.0)  # BUG: no mask=cols < N
+
+
+def _spill(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    M, N = x.shape
+    out = torch.empty_like(x)
+    if x.numel():
+        _spill_kernel[(M, triton.cdiv(N, 64))](x, out, M, N, BLOCK_N=64)
+    return out
+
+
+store_spill = kcheck.Spec(
+    name="store_spill", kernel=_spill, reference=lambda x: x * 2, inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=8, real=(), max=64), "N": kcheck.Dim(nominal=128, real=())}, dtypes=["fp32"],
+    layouts=("contiguous",), seeds=1)
+
+
 # -- a prefix sum with no carry between programs: right up to one block, wrong past it --------------------------
 
 

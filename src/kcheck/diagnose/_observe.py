@@ -323,7 +323,7 @@ class Facts:
         ev = self.ev
         oob = [f for f in ev.findings() if f.kind == "out-of-bounds"]
         for f in oob[:2]:
-            self.add("oob", f"{f.tool}: {f.message[:150]} at {f.file}:{f.line}")
+            self.add("oob", f"{f.tool}: {f.message[:220]} at {f.file}:{f.line}")
         # one element past the end per access: the interpreter says how many lanes; memcheck, one record per thread
         if oob and all(("lanes out of bounds" not in f.message) if f.tool == "interpreter"
                        else f.count <= max(1, len(f.cases)) for f in oob):
@@ -332,7 +332,7 @@ class Facts:
         races = [f for f in ev.findings() if f.kind in RACES] + [f for r in racy for f in r.findings
                                                                  if f.kind in RACES]
         if races:
-            self.add("race-between-programs", f"{races[0].tool}: {races[0].message[:150]}")
+            self.add("race-between-programs", f"{races[0].tool}: {races[0].message[:220]}")
             right = [r for r in racy if values_right(r)]
             if right:
                 self.add("race-right-values", f"{len(right)} case(s) with right values whose programs race "
