@@ -46,5 +46,7 @@ spec = kcheck.Spec(
     dims={"T": kcheck.Dim(nominal=256, real=()), "D": kcheck.Dim(nominal=64, real=(384,)),
           "V": kcheck.Dim(nominal=32, min=1, real=())},
     reduce=["T"],
+    # fp32 atomic adds flush subnormal values to zero on NVIDIA GPUs: subnormal inputs are outside the contract
+    patterns=["randn", "zeros", "ones", "eye", "arange", "large", "nonfinite", "constant", "large_mean"],
     configs=[{"BLOCK_D": 128}, {"BLOCK_D": 32}],
 )

@@ -22,7 +22,7 @@ def _softmax_kernel(x_ptr, y_ptr, N, stride_xm, stride_xn, stride_ym, stride_yn,
     for start in range(0, N, BLOCK_N):
         cols = start + tl.arange(0, BLOCK_N).to(tl.int64)
         x = tl.load(x_row + cols * stride_xn, mask=cols < N, other=-float("inf")).to(tl.float32)
-        m_new = tl.maximum(m_lane, x)
+        m_new = tl.maximum(m_lane, x, propagate_nan=tl.PropagateNan.ALL)
         empty = m_new == -float("inf")
         s_lane = s_lane * tl.where(empty, 0.0, tl.exp(m_lane - m_new)) + tl.where(empty, 0.0, tl.exp(x - m_new))
         m_lane = m_new
