@@ -11,7 +11,7 @@ export PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
 $py -m pip install -q --no-deps --no-build-isolation -e . >"$out/steps.log" 2>&1 || { cat "$out/steps.log"; exit 2; }
 summary=()
-steps=${STEPS:-"examples seeds zoo sanitize race isolation trust pytest bench"}
+steps=${STEPS:-"examples seeds interactions zoo sanitize race isolation trust pytest bench"}
 want() { [[ " $steps " == *" $1 "* ]]; }
 step() {  # step NAME EXPECTED_RC COMMAND...: run, log to $out/NAME.log, record the outcome
   local name=$1 want=$2; shift 2
@@ -47,6 +47,23 @@ fi
 if want seeds; then
   echo "== examples over 20 seeds (no false positive)"
   step examples_20_seeds 0 $py -m kcheck.cli check examples/ -q --tier quick --seeds 20 --no-large --json "$out/seeds20.json"
+fi
+if want interactions; then
+  echo "== bugs that need two factors at once, and the int32 row start: each fails the default matrix here"
+  for f in tests/zoo_interactions/[a-z]*.py; do
+    step "interactions_$(basename "$f" .py)" 1 $py -m kcheck.cli check "$f" -q --show 1 --json "$out/zi_$(basename "$f" .py).json"
+  done
+  $py - "$out" <<'PY'
+import glob, json, sys
+from collections import Counter
+for path in sorted(glob.glob(sys.argv[1] + "/zi_*.json")):
+    d = json.load(open(path))
+    bad = Counter((c["case"]["axis"], c["case"]["precision"], c["status"]) for s in d["specs"] for c in s["cases"]
+                  if c["status"] not in ("passed", "skipped"))
+    print(path.rsplit("/", 1)[1], dict(bad))
+PY
+  echo "== the examples over 20 seeds, default matrix (pairwise, long and big cases included): no false positive"
+  step examples_default_20_seeds 0 $py -m kcheck.cli check examples/ -q --seeds 20 --no-large --json "$out/seeds20_default.json"
 fi
 if want zoo; then
   echo "== the bug zoo: kcheck, its diagnosis and two baselines on every planted bug and correct example"

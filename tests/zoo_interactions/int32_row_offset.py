@@ -25,7 +25,8 @@ def row_max_kernel(x_ptr, t_ptr, out_ptr, V, stride, BLOCK: tl.constexpr):
     best = tl.full((BLOCK,), float("-inf"), tl.float32)
     for start in range(0, V, BLOCK):
         offs = start + tl.arange(0, BLOCK)
-        best = tl.maximum(best, tl.load(base + offs, mask=offs < V, other=float("-inf")).to(tl.float32))
+        x = tl.load(base + offs, mask=offs < V, other=float("-inf")).to(tl.float32)
+        best = tl.maximum(best, x, propagate_nan=tl.PropagateNan.ALL)  # a NaN logit makes the row NaN, as in torch
     target = tl.load(t_ptr + row)
     picked = tl.load(base + target).to(tl.float32)
     tl.store(out_ptr + row, tl.max(best, axis=0) - picked)
