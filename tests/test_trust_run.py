@@ -81,30 +81,22 @@ def test_two_different_specs_with_one_name_are_refused():
 
 # --- a kernel's sys.exit(), bad paths, bad command lines ---------------------------------------------------------
 
-def test_a_kernel_calling_sys_exit_errs_its_case_without_isolation(tmp_path, capsys):
-    path = _write(tmp_path, "exits.py", """
-        import sys, torch, kcheck
-        def leave(x):
-            sys.exit(0)
-        spec = kcheck.Spec(name="exits", kernel=leave, reference=torch.neg, inputs=[kcheck.Tensor("N")],
-                           dims={"N": kcheck.Dim(nominal=64, real=())})
-        """)
-    assert main(["check", str(path), "--no-isolate", "-q", "--tier", "quick"]) == ExitCode.FAILED
+EXITS = """
+import sys, torch, kcheck
+def leave(x):
+    sys.exit(0)
+spec = kcheck.Spec(name="exits", kernel=leave, reference=torch.neg, inputs=[kcheck.Tensor("N")],
+                   dims={"N": kcheck.Dim(nominal=64, real=())})
+"""
+
+
+@pytest.mark.parametrize("where", [["--no-isolate"], ["--case", "*N=64,fp32,randn,seed=0*"]],
+                         ids=["in-process", "in-the-worker"])
+def test_a_kernel_calling_sys_exit_errs_its_case(tmp_path, capsys, where):
+    path = _write(tmp_path, "exits.py", EXITS)
+    assert main(["check", str(path), "-q", "--tier", "quick", *where]) == ExitCode.FAILED
     out = capsys.readouterr().out
     assert "sys.exit(0)" in out and "FAILED" in out
-
-
-def test_a_kernel_calling_sys_exit_errs_its_case_in_the_worker(tmp_path, capsys):
-    path = _write(tmp_path, "exits_isolated.py", """
-        import sys, torch, kcheck
-        def leave(x):
-            sys.exit(0)
-        spec = kcheck.Spec(name="exits_isolated", kernel=leave, reference=torch.neg, inputs=[kcheck.Tensor("N")],
-                           dims={"N": kcheck.Dim(nominal=64, real=())})
-        """)
-    assert main(["check", str(path), "-q", "--tier", "quick", "--case", "*N=64,fp32,randn,seed=0*"]) \
-        == ExitCode.FAILED
-    assert "sys.exit(0)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("option", ["--json", "--html"])
