@@ -366,3 +366,15 @@ def test_a_file_that_blocks_at_import_is_reported_not_waited_on(tmp_path, capsys
     code = main(["check", str(tmp_path), "-q", "--tier", "quick", "--no-isolate", "--import-timeout", "1"])
     assert code == ExitCode.NO_SPECS and time.perf_counter() - t0 < 30
     assert "import did not finish within 1 s" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="on a GPU the fp8 cases run")
+def test_cases_turned_off_by_the_caller_do_not_make_a_gpu_only_spec_look_impossible(tmp_path):
+    _write(tmp_path, "only_fp8.py", """
+        import torch, kcheck
+        spec = kcheck.Spec(name="fp8_only", kernel=torch.neg, reference=torch.neg, inputs=[kcheck.Tensor("N")],
+                           dtypes=["fp8e4m3"], dims={"N": kcheck.Dim(nominal=64, real=())})
+        """)
+    _write(tmp_path, "neg.py", NEG)
+    # --no-large skips the large case by option, the others by the machine: still 'not run here', exit 0 beside a pass
+    assert main(["check", str(tmp_path), "-q", "--tier", "quick", "--no-isolate", "--no-large"]) == ExitCode.OK

@@ -122,10 +122,13 @@ class SpecReport:
     @property
     def machine_only(self) -> bool:
         """Not run only because this machine cannot run or judge its cases (no GPU, too little memory, Triton's
-        interpreter untrusted): the Spec is fine, the machine is not the one to check it on."""
-        return self.verdict is Verdict.NOT_RUN and bool(self.cases) and all(
-            c.status is Status.UNTRUSTED or (c.status is Status.SKIPPED and c.skip_kind is SkipKind.DEVICE)
-            for c in self.cases)
+        interpreter untrusted), the cases the caller turned off (``large=False``) aside: the Spec is fine, the
+        machine is not the one to check it on."""
+        machine = [c for c in self.cases if c.status is Status.UNTRUSTED or (
+            c.status is Status.SKIPPED and c.skip_kind is SkipKind.DEVICE)]
+        turned_off = [c for c in self.cases if c.status is Status.SKIPPED and c.skip_kind is SkipKind.OPTION]
+        return (self.verdict is Verdict.NOT_RUN and bool(machine)
+                and len(machine) + len(turned_off) == len(self.cases))
 
     def count(self, status: Status) -> int:
         return sum(c.status == status for c in self.cases)
