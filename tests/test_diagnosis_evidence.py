@@ -147,7 +147,6 @@ def test_a_variance_still_gets_the_variance_advice():
     assert "variance" in advice and "Welford" in advice
 
 
-@pytest.mark.slow
 def test_a_kernel_that_crashes_gets_its_own_cause(tmp_path):
     """Every case dies with SIGSEGV: the cause is the crash, with its signal, never 'no rule matched'."""
     cases = [c.id for c in kcheck.matrix(spec_of.crashes, tier="quick")][:4]

@@ -80,7 +80,7 @@ OBSERVATIONS: dict[str, str] = {
     "edge-accesses-clean": "an edge pattern, and the interpreter saw no access out of bounds: the tail is never "
                            "visited",
     "last-element-wrong": "the only wrong value is the last element (column, row) of an axis, written but wrong",
-    "low-precision-only": "only the cases below fp32 fail (over a reduction); the fp32 ones pass",
+    "low-precision-only": "only the cases below fp32 fail; the fp32 ones pass",
     "order-dependent": "the result changes with the order the programs run in",
     "order-independent": "the result is the same whatever order the programs run in",
     "shared-race": "racecheck: a shared-memory hazard between threads",

@@ -33,7 +33,7 @@ class Severity(enum.IntEnum):
 
 
 RACES = ("race-WW", "race-RW")
-#: Precisions below fp32: a failure only there, over a reduction, is the accumulator's precision.
+#: Precisions below fp32: a failure only there is a value held in too low a precision.
 LOW = ("fp16", "bf16", "fp8_e4m3", "fp8_e5m2", "fp8")
 
 #: An error within this many times its tolerance is rounding: a tolerance a little too tight, not a wrong formula
@@ -406,10 +406,11 @@ class Facts:
                      "randn, and large magnitudes with a zero mean, stay finite")
         counted = [r for r in failing if self.counts(r)]
         wide_ok = [r for r in ev.report.cases if r.status is Status.PASSED and r.case.precision in ("fp32", "tf32")]
-        if ev.spec.reduce and counted and wide_ok and all(r.case.precision in LOW for r in counted):
+        if counted and wide_ok and all(r.case.precision in LOW for r in counted):
+            over = f", over a reduction of {', '.join(ev.spec.reduce)}" if ev.spec.reduce else ""
             self.add("low-precision-only", f"only the {'/'.join(sorted({r.case.precision for r in counted}))} cases "
-                     f"fail ({counted[0].case.id}); the fp32 ones pass, over a reduction of "
-                     f"{', '.join(ev.spec.reduce)}")
+                     f"fail ({counted[0].case.id}); the fp32 ones pass{over}: something is held in a precision "
+                     "too low for it (an accumulator, an index, an intermediate)")
         base = [r for r in failing for c in r.comparisons if c.baseline is not None and c.baseline.required
                 and not c.baseline.passed and not c.mismatches]
         if base:
