@@ -68,7 +68,8 @@ fi
 if want zoo; then
   echo "== the bug zoo: kcheck, its diagnosis and two baselines on every planted bug and correct example"
   # ZOO_PARTS processes side by side (Triton's compiles are CPU-bound), spread over the machine's GPUs, each cut at
-  # ZOO_TIMEOUT seconds (a part writes its rows as it goes); then one table. ZOO_SEEDS: seeds per correct example.
+  # ZOO_TIMEOUT seconds (a part writes its rows as it goes); then one table. ZOO_SEEDS: seeds per correct example;
+  # ZOO_DIR: another folder of planted bugs (tests/zoo_heldout: the held-out zoo) instead of tests/zoo_kernels.
   zoo_parts() {
     local parts=${ZOO_PARTS:-8} pids=() k rc=0 gpus
     read -ra gpus <<<"$(gpu_list)"
@@ -78,7 +79,7 @@ if want zoo; then
     trap 'kill -TERM "${pids[@]}" 2>/dev/null' EXIT INT TERM
     for ((k = 0; k < parts; k++)); do
       CUDA_VISIBLE_DEVICES=${gpus[k % ${#gpus[@]}]} timeout -k 30 "${ZOO_TIMEOUT:-420}" $py benchmarks/zoo.py \
-        --seeds "${ZOO_SEEDS:-3}" --budget 40 --part $k/$parts --json "$out/zoo_$k.json" >"$out/zoo_$k.log" 2>&1 &
+        ${ZOO_DIR:+--zoo "$ZOO_DIR"} --seeds "${ZOO_SEEDS:-3}" --budget 40 --part $k/$parts --json "$out/zoo_$k.json" >"$out/zoo_$k.log" 2>&1 &
       pids+=($!)
     done
     for k in "${pids[@]}"; do wait "$k" || rc=1; done
