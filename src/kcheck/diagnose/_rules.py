@@ -141,6 +141,8 @@ PROFILES: list[Profile] = [
             advice=lambda ev: "subtract the row max before exp (x - max(x)), as the stable softmax / log-sum-exp"),
     Profile("division-by-zero", "NaN/Inf where a sum or spread is zero",
             {("nonfinite-zero", "zero-only"): 0.88, ("nonfinite-zero",): 0.5},
+            # NaN read from memory past the tensor (poison) is not a zero denominator
+            contradicts={"oob": 0.3, "edge-pattern": 0.3},
             advice=lambda ev: "guard the denominator (max(denominator, eps)) as the reference does"),
     Profile("cancellation", "finite errors only with a large mean and a small spread",
             {("large-mean-only",): 0.85}, {"shift-decided": 0.05}, {"nonfinite-large": 0.3, "shift-passes": 0.3},
