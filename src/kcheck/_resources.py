@@ -1,4 +1,4 @@
-"""Resources per kernel (M16), compiled for sm_90 even without a GPU: registers, spills, shared memory, stack.
+"""Resources per kernel, compiled for sm_90 even without a GPU: registers, spills, shared memory, stack.
 
 One parser for ptxas's ``-v`` report, which both routes produce: ``nvcc -Xptxas -v`` for CUDA C, and Triton's own
 ptxas run on the PTX of a kernel Triton compiled for sm_90 (``backends/_triton.compile_resources``). A kernel that

@@ -107,7 +107,7 @@ class SpecReport:
     cases: list[CaseResult]
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
-    resources: list[Resources] = field(default_factory=list)  # per kernel, compiled for sm_90 (M16)
+    resources: list[Resources] = field(default_factory=list)  # per kernel, compiled for sm_90
 
     @property
     def verdict(self) -> Verdict:

@@ -1,4 +1,4 @@
-"""Properties (M5): relations the kernel's outputs must satisfy, checked with the kernel alone.
+"""Properties: relations the kernel's outputs must satisfy, checked with the kernel alone.
 
 They catch what value tests miss, notably index errors that give a plausible result (FR 4.2 "Les tests de
 propriétés"). Ready-made: ``linear``, ``zero_in_zero_out``, ``idempotent``, ``shift_invariant``; user-defined:

@@ -1,4 +1,4 @@
-"""CUDA C kernels (M19): source, a kernel name and a launch rule become a callable on torch tensors.
+"""CUDA C kernels: source, a kernel name and a launch rule become a callable on torch tensors.
 
 On a GPU the source is compiled once per (source, name, options, architecture) with nvcc, the compiler a CUDA C
 author ships with (``-cubin -lineinfo -arch=sm_XY`` plus the kernel's own options; cached on disk under
