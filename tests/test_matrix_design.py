@@ -108,3 +108,19 @@ def test_no_duplicate_row_case_when_the_flat_case_already_grows_the_rows():
                        dims={"M": kcheck.Dim(nominal=64), "N": kcheck.Dim(nominal=64)}, dtypes=["fp32"])
     large = [c for c in kcheck.matrix(spec, device=H200) if c.axis == "large"]
     assert len(large) == 1 and (large[0].sizes["M"] - 1) * 64 >= INT32_LIMIT
+
+
+def test_pairwise_reuses_compile_keys_it_already_has():
+    """Each new compile key costs a GPU compile: among candidates, rows whose key earlier cases have are kept."""
+    factors = {"a": [1, 2, 3, 4], "b": ["x", "y", "z"], "c": [0, 1, 2], "d": ["p", "q"]}
+
+    def key(row):
+        return (row["a"], row["b"], row["c"])
+
+    earlier = {key(r) for r in pairwise(factors, seed=1, budget=100).rows}
+    plain = pairwise(factors, seed=2, budget=100)
+    keyed = pairwise(factors, seed=2, budget=100, key=key, seen=set(earlier))
+    assert keyed.covered == keyed.pairs  # still every pair
+    new_plain = {key(r) for r in plain.rows} - earlier
+    new_keyed = {key(r) for r in keyed.rows} - earlier
+    assert len(new_keyed) < len(new_plain)

@@ -8,8 +8,11 @@ cases close to the product of the two largest factors' level counts, not the pro
 The construction is the greedy one of AETG (Cohen, Dalal, Fredman, Patton, "The AETG system", IEEE TSE 1997): each new
 row starts from a pair not yet covered, fills the other factors one at a time (in a random order) with the value that
 covers the most new pairs, keeps the best of a few such candidates, and stops when every pair is covered or the
-budget is spent. A row the device cannot run (``feasible`` says no) is never kept; a pair that no feasible row can
-hold (two real sizes whose product is past the CPU's budget) is dropped from the goal and counted as infeasible.
+budget is spent. A candidate whose ``key`` (what the kernel is compiled for: precision, configuration, layout,
+which sizes are 1 or multiples of 16) an earlier case already has is kept over one covering up to twice as many new
+pairs: on a GPU each new key costs a compile, which dominates a small case's time. A row the device cannot run
+(``feasible`` says no) is never kept; a pair that no feasible row can hold (two real sizes whose product is past the
+CPU's budget) is dropped from the goal and counted as infeasible.
 Seeded: the same Spec gives the same rows.
 """
 
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +28,9 @@ Row = dict[str, Any]
 Pair = tuple[tuple[str, Any], tuple[str, Any]]
 
 #: Candidate rows built per row kept (AETG uses 50; fewer is enough for the handful of factors a Spec has).
-CANDIDATES = 12
+CANDIDATES = 16
+#: A candidate whose compile key is already known is kept over one with more new pairs down to this share of them.
+KNOWN_KEY_GAIN = 0.5
 
 
 @dataclass(frozen=True)
@@ -41,8 +46,11 @@ def _pairs_of(row: Row, names: Sequence[str]) -> set[Pair]:
 
 
 def pairwise(factors: Mapping[str, Sequence[Any]], *, seed: int, budget: int,
-             feasible: Callable[[Row], bool] = lambda row: True) -> Covering:
-    """Rows over ``factors`` (name -> levels) covering every feasible pair of levels, at most ``budget`` rows."""
+             feasible: Callable[[Row], bool] = lambda row: True,
+             key: Callable[[Row], Hashable] | None = None, seen: set[Hashable] | None = None) -> Covering:
+    """Rows over ``factors`` (name -> levels) covering every feasible pair of levels, at most ``budget`` rows.
+    ``key(row)`` and ``seen`` (the keys of the cases already planned; updated) break ties in favour of known keys."""
+    seen = set() if seen is None else seen
     names = [n for n, levels in factors.items() if levels]
     rng = random.Random(seed)
     goal = {((a, va), (b, vb)) for a, b in itertools.combinations(names, 2) for va in factors[a] for vb in factors[b]}
@@ -51,20 +59,22 @@ def pairwise(factors: Mapping[str, Sequence[Any]], *, seed: int, budget: int,
     infeasible = 0
     while todo and len(rows) < budget:
         start = rng.choice(sorted(todo, key=repr))
-        best: tuple[int, Row] | None = None
+        scored: list[tuple[int, bool, Row]] = []
         for _ in range(CANDIDATES):
             row = _candidate(factors, names, start, todo, rng)
-            if not feasible(row):
-                continue
-            gain = len(_pairs_of(row, names) & todo)
-            if best is None or gain > best[0]:
-                best = (gain, row)
-        if best is None:  # no runnable row holds this pair
+            if feasible(row):
+                scored.append((len(_pairs_of(row, names) & todo), key is not None and key(row) in seen, row))
+        if not scored:  # no runnable row holds this pair
             todo.discard(start)
             infeasible += 1
             continue
-        rows.append(best[1])
-        todo -= _pairs_of(best[1], names)
+        top = max(s[0] for s in scored)
+        known = [s for s in scored if s[1] and s[0] >= KNOWN_KEY_GAIN * top]
+        best = max(known or scored, key=lambda s: s[0])[2]
+        rows.append(best)
+        todo -= _pairs_of(best, names)
+        if key is not None:
+            seen.add(key(best))
     return Covering(rows, len(goal), len(goal) - len(todo) - infeasible, infeasible)
 
 

@@ -153,6 +153,13 @@ def estimate_bytes(spec: Spec, dims: dict[str, int], itemsize: int) -> int:
     return total + biggest * (2 * itemsize + 9) + 2**30
 
 
+def compile_key(dims: dict[str, int], precision: str, layout: str, config: tuple) -> tuple:
+    """What a JIT compiler specializes a kernel on, as far as a case decides it: the precision, the layout, the
+    launch configuration and, per size, whether it is 1 or a multiple of 16 (Triton specializes integer arguments
+    so). Two cases with the same key usually share one compiled kernel."""
+    return (precision, layout, config, tuple((d, 1 if v == 1 else 16 if v % 16 == 0 else 0) for d, v in dims.items()))
+
+
 class _Builder:
     def __init__(self, spec: Spec, device: DeviceInfo, tier: str) -> None:
         self.spec, self.device, self.tier = spec, device, tier
@@ -323,7 +330,12 @@ class _Builder:
         def sizes(row: dict[str, Any]) -> dict[str, int]:
             return {d: row[f"dim:{d}"] for d in self.names}
 
-        design = pairwise(factors, seed=_stable_seed(spec.name), budget=budget, feasible=lambda r: self.fits(sizes(r)))
+        def key(row: dict[str, Any]) -> tuple:
+            return compile_key(sizes(row), row["precision"], row["layout"], tuple(spec.configs[row["config"]].items()))
+
+        seen: set = {compile_key(c.sizes, c.precision, c.layout, c.config) for c in self.cases.values()}
+        design = pairwise(factors, seed=_stable_seed(spec.name), budget=budget, feasible=lambda r: self.fits(sizes(r)),
+                          key=key, seen=seen)
         note = (f"pairwise design: {len(design.rows)} cases cover {design.covered} of {design.pairs} pairs of "
                 f"values ({design.infeasible} pairs too large to run here)",)
         for row in design.rows:
