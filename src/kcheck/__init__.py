@@ -12,6 +12,7 @@ from ._check import check, matrix
 from ._device import enable_interpreter_if_no_gpu
 from ._dtypes import PRECISIONS
 from ._errors import EnvironmentProblem, Interrupted, KcheckError, SpecError
+from ._options import Options
 from ._results import CaseResult, Report, SpecReport, Status, Verdict
 from ._spec import Custom, Dim, Index, Scalar, Spec, Tensor
 from .backends import CudaKernel
@@ -34,6 +35,7 @@ __all__ = [
     "Index",
     "Interrupted",
     "KcheckError",
+    "Options",
     "Property",
     "PropertyContext",
     "Report",

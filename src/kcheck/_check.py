@@ -8,11 +8,13 @@ import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 import torch
 
 from ._device import DeviceInfo, detect
 from ._errors import EnvironmentProblem, Interrupted, SpecError
+from ._options import Options
 from ._resources import Resources, spec_resources
 from ._results import CaseResult, Report, SpecReport, Status
 from ._spec import Spec
@@ -209,13 +211,12 @@ def _in_process(sp: Spec, case: Case, dev: DeviceInfo, kind: str, options: RunOp
         return res
 
 
-def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequence[str] | None = None,
-          patterns: Sequence[str] | None = None, seeds: int | None = None, large: bool = True,
-          cases: str | Sequence[str] | None = None, progress: Progress | None = None, isolate: bool = False,
-          timeout: float = 60.0, interpreter_checks: bool = True, order: str = "sequential",
-          resources: bool = False, live: Live | None = None) -> Report:
+def check(spec: Spec | Sequence[Spec], options: Options | None = None, *, progress: Progress | None = None,
+          live: Live | None = None, **overrides: Any) -> Report:
     """Check one Spec (or several) on every case of its matrix and return a Report.
 
+    The settings come from ``options`` (a :class:`kcheck.Options`; default ``Options()``) with the keyword
+    ``overrides`` on top (``check(spec, tier="quick")``; an unknown name is a SpecError with the close matches).
     ``tier`` is "quick", "default" or "full"; ``dtypes``, ``patterns`` and ``seeds`` replace the Spec's own;
     ``large=False`` leaves out the past-2**31 case; ``cases`` keeps only the cases whose id matches (exact id, glob
     or substring). ``progress(spec, case, result)`` is called before (result None) and after each case;
@@ -233,18 +234,17 @@ def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequenc
 
     Ctrl-C or a signal raises :class:`kcheck.Interrupted` whose ``report`` holds the cases that finished.
     """
-    if order not in ("sequential", "reversed", "random"):
-        raise SpecError("order", order, "use 'sequential', 'reversed' or 'random'")
-    for flag, value in (("isolate", isolate), ("interpreter_checks", interpreter_checks), ("resources", resources)):
-        if not isinstance(value, bool):
-            raise SpecError(flag, value, "give True or False")
+    opts = Options.resolve(options, overrides)  # validated once: a wrong value is a SpecError
+    tier, dtypes, patterns, seeds, large, cases = (opts.tier, opts.dtypes, opts.patterns, opts.seeds, opts.large,
+                                                   opts.cases)
+    isolate, timeout, resources = opts.isolate, opts.timeout, opts.resources
     for name, fn in (("progress", progress), ("live", live)):
         if fn is not None and not callable(fn):
             raise SpecError(name, fn, "give a callable or None")
-    options = RunOptions(bool(interpreter_checks), order)
+    run_options = RunOptions(opts.interpreter_checks, opts.order)
     limit = _timeout(timeout)
     specs = _specs(spec)
-    _require_interpreter_internals(specs, options)
+    _require_interpreter_internals(specs, run_options)
     dev = detect()
     plans = [(sp, matrix(sp, tier=tier, dtypes=dtypes, patterns=patterns, seeds=seeds, large=large, cases=cases,
                          device=dev)) for sp in specs]
@@ -252,7 +252,7 @@ def check(spec: Spec | Sequence[Spec], *, tier: str = "default", dtypes: Sequenc
         raise SpecError("cases", cases, "no case id matches; list the ids with kcheck.matrix(spec)")
     with contextlib.ExitStack() as stack:
         worker = stack.enter_context(Isolated(limit)) if isolate else None
-        run = _Run(dev, options, worker, limit, progress, live)
+        run = _Run(dev, run_options, worker, limit, progress, live)
         try:
             for sp, todo in plans:
                 run.spec(sp, todo, resources)

@@ -327,7 +327,8 @@ class Options:
         names = [s.name for s in cls.settings()]
         for key, value in overrides.items():
             if key not in names:
-                raise _unknown(key, value, names + [n for n in NOT_OPTIONS if surface == "check"])
+                callbacks = [n for n in NOT_OPTIONS if n not in ("spec", "options")] if surface == "check" else []
+                raise _unknown(key, value, names + callbacks)
             why = cls.setting(key).absent.get(surface)
             if why is not None:
                 raise SpecError(key, value, f"not a setting of {_where(surface)}: {why}")
