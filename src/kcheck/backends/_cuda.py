@@ -113,6 +113,10 @@ def _convert(args: tuple[Any, ...]) -> tuple[Any, ...]:
     )
 
 
+#: kcheck's own CUDA C headers: ``#include <kcheck/journal.cuh>`` (the GPU journal).
+_INCLUDE = Path(__file__).resolve().parent.parent / "journal" / "include"
+
+
 def _nvcc() -> str | None:
     found = shutil.which("nvcc")
     return found or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
@@ -135,8 +139,9 @@ def compile_cubin(source: str, options: Sequence[str], arch: int) -> Path:
     nvcc = _nvcc()
     if nvcc is None:
         raise RuntimeError("nvcc not found on PATH or in /usr/local/cuda/bin")
-    flags = [f"-arch=sm_{arch}", "-cubin", "-lineinfo", *options]
-    key = hashlib.sha256("\0".join([source, *flags, _nvcc_version(nvcc)]).encode()).hexdigest()[:24]
+    flags = [f"-arch=sm_{arch}", "-cubin", "-lineinfo", f"-I{_INCLUDE}", *options]
+    headers = "".join(p.read_text() for p in sorted(_INCLUDE.rglob("*.cuh")))  # kcheck's headers change the cubin
+    key = hashlib.sha256("\0".join([source, *flags, _nvcc_version(nvcc), headers]).encode()).hexdigest()[:24]
     cubin = _cache_dir() / f"{key}.cubin"
     if cubin.exists():
         return cubin
@@ -162,7 +167,7 @@ def kernel(source: str, name: str, options: tuple[str, ...] = ()) -> Any:
             "the 'tiny' pattern may differ from an nvcc build",
             stacklevel=2,
         )
-        return cupy.RawKernel(source, name, options=("-lineinfo", *options))
+        return cupy.RawKernel(source, name, options=("-lineinfo", f"-I{_INCLUDE}", *options))
     return cupy.RawModule(path=str(compile_cubin(source, options, arch))).get_function(name)
 
 
@@ -182,7 +187,7 @@ def cuda_resources(source: str, arch: int = 90, name: str = "kernel.cu", options
         path = os.path.join(tmp, name)
         with open(path, "w") as fh:
             fh.write(source)
-        out = subprocess.run([nvcc, f"-arch=sm_{arch}", "-Xptxas", "-v", "-cubin", *options, "-o",
+        out = subprocess.run([nvcc, f"-arch=sm_{arch}", "-Xptxas", "-v", "-cubin", f"-I{_INCLUDE}", *options, "-o",
                               os.path.join(tmp, "k.cubin"), path], capture_output=True, text=True)
     if out.returncode != 0:
         tail = (out.stderr.strip().splitlines() or ["no output"])[-1]
