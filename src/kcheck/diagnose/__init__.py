@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from .._device import DeviceInfo, detect, enable_interpreter_if_no_gpu
+from .._options import Options
 from .._results import Report, SpecReport, Status
 from .._spec import Spec
 from ._causes import BUG_CLASSES, OBSERVATIONS, Cause, Diagnosis, Experiment, Observation
@@ -54,18 +56,21 @@ def default_budget(device: DeviceInfo) -> float:
     return 60.0 if device.is_gpu else 180.0
 
 
-def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None = None,
-          out_dir: str | Path | None = None, device: DeviceInfo | None = None, repro: bool = True,
-          sanitize: bool = True, large: bool | None = None, findings: list | None = None,
-          maps: bool = True) -> Diagnosis:
-    """Diagnose ``spec``: run its default matrix (unless ``report`` is given), then the experiments within
+def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | None = None,
+          budget: float | None = None, out_dir: str | Path | None = None, device: DeviceInfo | None = None,
+          repro: bool = True, sanitize: bool = True, large: bool | None = None, findings: list | None = None,
+          maps: bool = True, **overrides: Any) -> Diagnosis:
+    """Diagnose ``spec``: run its matrix (unless ``report`` is given), then the experiments within
     ``budget`` seconds, and return the ranked causes, the experiments, the smallest failing case and the path of a
     standalone repro script (written into ``out_dir``, default ``kcheck-debug/``, and run once to confirm it fails).
     ``findings`` adds compute-sanitizer findings already at hand (``kcheck sanitize``) to the evidence: a kernel whose
     values are right but whose accesses are not is diagnosed from them. Without ``findings``, on a GPU, a Spec whose
     cases all pass is sanitized over its edge cases here (``sanitize=False`` turns that off); an empty list means
     "sanitized, nothing found". ``maps`` draws the error maps of the smallest failing case into ``out_dir``
-    (``Diagnosis.error_maps``).
+    (``Diagnosis.error_maps``). The matrix runs with ``options`` (a :class:`kcheck.Options`) and the keyword
+    ``overrides`` of the settings the debugger shares with ``check`` (tier, dtypes, patterns, seeds, timeout,
+    interpreter_checks, order), always in a worker process, every case kept; ``large`` (default: the past-2**31
+    cases where the device can run them, as ``options.large`` allows) wins over ``options``.
     """
     from .._check import check
     from .._errors import SpecError
@@ -73,6 +78,9 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
 
     if not isinstance(spec, Spec):
         raise SpecError("spec", spec, "pass a kcheck.Spec")
+    opts = Options.resolve(options, overrides, surface="debug")
+    if large is not None and not isinstance(large, bool):
+        raise SpecError("large", large, "give True or False, or None for the past-2**31 cases where they can run")
     if budget is not None and not budget > 0:
         raise SpecError("budget", budget, "give a positive number of seconds for the experiments")
     if isinstance(report, Report):  # what kcheck.check returns: take this Spec's part
@@ -83,7 +91,8 @@ def debug(spec: Spec, *, report: SpecReport | None = None, budget: float | None 
     dev = device or detect()
     t0 = time.perf_counter()
     if report is None:  # in workers: a crash or a hang costs one case, not the debugger
-        report = check(spec, large=dev.is_gpu if large is None else large, isolate=True).specs[0]
+        report = check(spec, opts, large=opts.large and dev.is_gpu if large is None else large, isolate=True,
+                       cases=None, resources=False).specs[0]
     failing = [r for r in report.cases if not r.ok]
     ev = Evidence(spec, report, failing)
     ev.lint = lint_spec(spec)
