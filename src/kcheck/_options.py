@@ -81,6 +81,8 @@ class Setting:
     choices: tuple[str, ...] = ()
     metavar: str | None = None
     flag: str | None = None  # the command-line flag when it is not --<name with dashes>
+    unset: str = "the Spec's own"  # what None means, in the help
+    surface_unset: Mapping[str, str] = field(default_factory=dict)  # surface -> what None means there
     surface_defaults: Mapping[str, tuple[Any, str]] = field(default_factory=dict)  # surface -> (default, why)
     absent: Mapping[str, str] = field(default_factory=dict)  # surface -> why the setting is not there
 
@@ -117,13 +119,12 @@ class Setting:
             kw.update(type=float)
         elif self.kind == "ids":
             kw.update(action="append")
-        text = f"{self.help} (default: {_show(shown)})"
+        unset = self.surface_unset.get(surface, self.unset)
+        text = f"{self.help} (default: {unset if shown is None else _show(shown)})"
         return [(self.flags(prefix), dict(kw, help=text.replace("%", "%%")))]
 
 
 def _show(value: Any) -> str:
-    if value is None:
-        return "the Spec's own"
     if isinstance(value, tuple):
         return ",".join(value)
     if isinstance(value, float):
@@ -243,7 +244,8 @@ class Options:
                                        "small edge cases"})
     cases: Sequence[str] | None = _setting(
         None, "only the cases whose id matches (an exact id, a glob or a substring; repeat the flag for several)",
-        "ids", _ids, metavar="ID", flag="--case",
+        "ids", _ids, metavar="ID", flag="--case", unset="every case",
+        surface_unset={"cli sanitize": "each Spec's small edge cases"},
         absent={"debug": _DEBUG_MATRIX, "cli debug": _DEBUG_MATRIX,
                 "pytest": "pytest selects cases itself: by node id (file.py::spec::name[...]) or -k",
                 "pyproject": "a case filter picks the cases of one run; kept in a project's settings it would "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import enum
 import json
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from ._device import detect, enable_interpreter_if_no_gpu
 from ._errors import Interrupted
+from ._options import Options, add_arguments, surface_options
 from ._results import Report, Verdict
 
 if TYPE_CHECKING:
@@ -54,30 +56,27 @@ def _import_timeout(p: argparse.ArgumentParser) -> None:
                    help=f"seconds each Spec file may take to import (default {IMPORT_TIMEOUT:g}; 0: no limit)")
 
 
+#: Seconds one compute-sanitizer process may take (``kcheck sanitize --timeout``; ``check --sanitize`` too).
+SANITIZE_TIMEOUT = 600.0
+
+
+def _options(args: argparse.Namespace) -> Options:
+    """The settings of this command: its defaults < [tool.kcheck] in the pyproject.toml nearest the paths < the
+    flags given."""
+    paths = [os.path.abspath(p) for p in args.paths]
+    return surface_options(f"cli {args.command}", lambda name: getattr(args, name, None),
+                           near=os.path.commonpath(paths) if paths else None)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="kcheck", description="Check GPU kernels against a float64 reference.")
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("check", help="run the Specs found in PATH on their case matrix")
     c.add_argument("paths", nargs="+", metavar="PATH", help="a .py file or a folder holding module-level Specs")
     c.add_argument("--json", metavar="OUT", help="write the full report as JSON to OUT")
-    c.add_argument("--tier", choices=("quick", "default", "full"), default="default")
     c.add_argument("--spec", action="append", metavar="NAME", help="only the Spec(s) with this name")
-    c.add_argument("--case", action="append", metavar="ID", help="only cases whose id matches (exact, glob, substring)")
-    c.add_argument("--dtypes", help="comma-separated precisions replacing the Specs' own, e.g. fp32,bf16")
-    c.add_argument("--seeds", type=int, help="number of seeds for the nominal case")
-    c.add_argument("--no-large", action="store_true", help="leave out the past-2**31-element cases")
-    c.add_argument("--no-isolate", action="store_true",
-                   help="run cases in this process (faster start; a crash or hang then ends the whole run)")
-    c.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                   help="seconds a case as costly as the nominal one may take before it counts as hung (default 60; "
-                   "scaled for costlier cases and a loaded machine, one retry before a hang is reported; inf: none)")
+    add_arguments(c.add_argument, "cli check")  # kcheck.Options' settings: one declaration for every surface
     c.add_argument("--show", type=int, default=3, metavar="N", help="failure messages shown per Spec (default 3)")
-    c.add_argument("--no-interpreter-checks", action="store_true",
-                   help="in Triton's interpreter, do not check memory accesses and races between programs")
-    c.add_argument("--order", choices=("sequential", "reversed", "random"), default="sequential",
-                   help="order in which the interpreter runs a launch's programs (default: sequential)")
-    c.add_argument("--no-resources", action="store_true",
-                   help="do not compile the kernels for sm_90 to report registers, spills and shared memory")
     c.add_argument("--sanitize", action="store_true",
                    help="also run compute-sanitizer's four tools on each Spec's edge cases (GPU only)")
     c.add_argument("--html", metavar="OUT", help="write an HTML report with error maps of the failing cases to OUT")
@@ -91,8 +90,9 @@ def _parser() -> argparse.ArgumentParser:
     z.add_argument("--tool", action="append", choices=("memcheck", "racecheck", "synccheck", "initcheck"),
                    help="tool(s) to run (default: all four)")
     z.add_argument("--spec", action="append", metavar="NAME", help="only the Spec(s) with this name")
-    z.add_argument("--case", action="append", metavar="ID", help="sanitize these cases instead of the edge cases")
-    z.add_argument("--timeout", type=float, default=600.0, metavar="S", help="seconds per sanitized process")
+    add_arguments(z.add_argument, "cli sanitize")  # --case: these cases instead of the edge cases
+    z.add_argument("--timeout", type=float, default=SANITIZE_TIMEOUT, metavar="S", dest="process_timeout",
+                   help=f"seconds per sanitized process (default {SANITIZE_TIMEOUT:g})")
     z.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="sanitized processes at once (default: every tool at the same time; 1: one after another)")
     z.add_argument("--json", metavar="OUT", help="write the findings as JSON to OUT")
@@ -106,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--out", default="kcheck-debug", metavar="DIR", help="where the repro scripts go")
     d.add_argument("--html", metavar="OUT", help="also write an HTML report with error maps to OUT")
     d.add_argument("--json", metavar="OUT", help="write the diagnoses as JSON to OUT")
-    d.add_argument("--no-large", action="store_true", help="leave out the past-2**31-element cases")
+    add_arguments(d.add_argument, "cli debug")
     _import_timeout(d)
     doc = sub.add_parser("doctor", help="run the ten-step debugging checklist on each Spec, in order")
     doc.add_argument("paths", nargs="+", metavar="PATH")
@@ -189,22 +189,23 @@ def _load(console: Console, args: argparse.Namespace) -> tuple[list[Spec], bool]
     return specs, broken
 
 
-def _sanitize_specs(console: Console, specs: list[Spec], args: argparse.Namespace) -> int:
+def _sanitize_specs(console: Console, specs: list[Spec], *, tools: Sequence[str] | None = None,
+                    cases: Sequence[str] | None = None, timeout: float = SANITIZE_TIMEOUT, jobs: int | None = None,
+                    json_out: str | None = None) -> int:
     from ._check import matrix
     from .report._terminal import print_sanitize
     from .sanitize._run import sanitize
 
-    tools = getattr(args, "tool", None) or ("memcheck", "racecheck", "synccheck", "initcheck")
+    tools = tools or ("memcheck", "racecheck", "synccheck", "initcheck")
     reports = []
     for spec in specs:
-        chosen = matrix(spec, cases=args.case) if getattr(args, "case", None) else None
-        timeout, jobs = getattr(args, "timeout", 600.0), getattr(args, "jobs", None)
+        chosen = matrix(spec, cases=cases) if cases else None
         reports.append(sanitize(spec, tools=tools, cases=chosen, timeout=timeout, jobs=jobs))
     print_sanitize(console, reports)
-    if getattr(args, "json", None) and args.command == "sanitize":
+    if json_out:
         from ._results import to_jsonable
 
-        Path(args.json).write_text(json.dumps([to_jsonable(r) for r in reports], indent=1))
+        Path(json_out).write_text(json.dumps([to_jsonable(r) for r in reports], indent=1))
     if any(r.unavailable or any(t.status == "unknown" for t in r.tools) for r in reports):
         if any(t.status == "errors" for r in reports for t in r.tools):
             return ExitCode.FAILED
@@ -217,11 +218,13 @@ def _sanitize(args: argparse.Namespace) -> int:
 
     if args.json:
         check_writable("--json", args.json)
+    options = _options(args)
     console = _console()
     specs, broken = _load(console, args)
     if not specs:
         return ExitCode.NO_SPECS
-    code = _sanitize_specs(console, specs, args)
+    code = _sanitize_specs(console, specs, tools=args.tool, cases=options.cases, timeout=args.process_timeout,
+                           jobs=args.jobs, json_out=args.json)
     return ExitCode.NO_SPECS if broken and code == ExitCode.OK else code
 
 
@@ -244,21 +247,18 @@ def _check(args: argparse.Namespace) -> int:
 
     json_out = check_writable("--json", args.json) if args.json else None
     html_out = check_writable("--html", args.html) if args.html else None
+    options = _options(args)
     console = _console()
     specs, broken = _load(console, args)
     if not specs:
         return ExitCode.NO_SPECS
-    kwargs = dict(tier=args.tier, dtypes=args.dtypes.split(",") if args.dtypes else None, seeds=args.seeds,
-                  large=not args.no_large, cases=args.case)
-    totals = {s.name: len(matrix(s, **kwargs)) for s in specs}
+    totals = {s.name: len(matrix(s, tier=options.tier, dtypes=options.dtypes, patterns=options.patterns,
+                                 seeds=options.seeds, large=options.large, cases=options.cases)) for s in specs}
     writer = JsonReport(json_out) if json_out else None
     source = args.paths[0] if len(args.paths) == 1 else None
     try:
         with progress_display(console, totals, quiet=args.quiet) as callback:
-            report: Report = check(specs, progress=callback,  # type: ignore[arg-type]
-                                   isolate=not args.no_isolate, timeout=args.timeout,
-                                   interpreter_checks=not args.no_interpreter_checks, order=args.order,
-                                   resources=not args.no_resources, live=writer, **kwargs)
+            report: Report = check(specs, options, progress=callback, live=writer)  # type: ignore[arg-type]
     except Interrupted as exc:
         partial = exc.report if isinstance(exc.report, Report) else None
         if partial is not None:
@@ -279,7 +279,7 @@ def _check(args: argparse.Namespace) -> int:
 
         for spec, spec_report in zip(specs, report.specs, strict=True):
             if spec_report.verdict is Verdict.FAILED:
-                diagnoses[spec.name] = debug(spec, report=spec_report)
+                diagnoses[spec.name] = debug(spec, options, report=spec_report)
                 console.print(format_diagnosis(diagnoses[spec.name]), highlight=False, markup=False, soft_wrap=True)
     if html_out is not None:
         from .report._html import write_html
@@ -288,8 +288,7 @@ def _check(args: argparse.Namespace) -> int:
                           source=source)
         console.print(f"HTML report: {path}", highlight=False)
     if args.sanitize:
-        args.case = None
-        sanitized = _sanitize_specs(console, specs, args)
+        sanitized = _sanitize_specs(console, specs)
         code = code if code == ExitCode.FAILED else ExitCode(sanitized)
     if broken:
         return ExitCode.NO_SPECS
@@ -303,6 +302,7 @@ def _debug(args: argparse.Namespace) -> int:
 
     json_out = check_writable("--json", args.json) if args.json else None
     html_out = check_writable("--html", args.html) if args.html else None
+    options = _options(args)
     console = _console()
     specs, broken = _load(console, args)
     if not specs:
@@ -312,9 +312,11 @@ def _debug(args: argparse.Namespace) -> int:
     diagnoses, reports = {}, []
     for spec in specs:
         console.print(f"debugging {spec.name} ...", highlight=False)
-        spec_report = check(spec, large=False if args.no_large else detect().is_gpu, isolate=True).specs[0]
+        # as debug() runs it: in a worker, every case, the past-2**31 cases where the device can run them
+        spec_report = check(spec, options, large=options.large and detect().is_gpu, isolate=True, cases=None,
+                            resources=False).specs[0]
         reports.append(spec_report)
-        diag = debug(spec, report=spec_report, budget=args.budget, out_dir=args.out)
+        diag = debug(spec, options, report=spec_report, budget=args.budget, out_dir=args.out)
         diagnoses[spec.name] = diag
         console.print(format_diagnosis(diag), highlight=False, markup=False, soft_wrap=True)
     if json_out is not None:
