@@ -7,10 +7,13 @@ collected test module becomes one test per case, named by the case id, failing w
     $ pytest test_softmax.py --kcheck-tier quick
     test_softmax.py::spec::softmax[M=1,N=129,fp32,randn,seed=0] PASSED
 
-Options: ``--kcheck-tier {quick,default,full}``, ``--kcheck-no-large``, ``--kcheck-isolate`` (each case in a
-worker process, ``--kcheck-timeout`` seconds). Skipped and untrusted cases are pytest
-skips with kcheck's reason. On a machine without a GPU the plugin sets ``TRITON_INTERPRET=1`` before test modules
-are imported, so Triton kernels run in the interpreter.
+Options: the settings of ``kcheck.Options`` that belong to a test run, as ``--kcheck-<name>`` (``--kcheck-tier
+quick``, ``--kcheck-dtypes fp32,bf16``, ``--kcheck-no-large``, ``--kcheck-isolate`` with ``--kcheck-timeout``,
+``--kcheck-order reversed``, ``--kcheck-no-interpreter-checks``, ...), built from the same declarations as the
+command line's flags; the ``[tool.kcheck]`` section of the pyproject.toml nearest pytest's rootdir sets them for the
+project, and a flag wins over it. Skipped and untrusted cases are pytest skips with kcheck's reason. On a machine
+without a GPU the plugin sets ``TRITON_INTERPRET=1`` before test modules are imported, so Triton kernels run in the
+interpreter.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from typing import Any
 import pytest
 
 from ._device import DeviceInfo, detect, enable_interpreter_if_no_gpu
+from ._errors import KcheckError
+from ._options import Options, add_arguments, surface_options
 from ._results import Status
 from ._spec import Spec
 from .backends import framework
@@ -28,13 +33,22 @@ from .cases import Case
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("kcheck")
-    group.addoption("--kcheck-tier", default="default", choices=("quick", "default", "full"),
-                    help="kcheck case matrix tier for collected Specs")
-    group.addoption("--kcheck-no-large", action="store_true", help="leave out past-2**31-element cases")
-    group.addoption("--kcheck-isolate", action="store_true",
-                    help="run each case in a worker process: a crash or hang fails that test only")
-    group.addoption("--kcheck-timeout", type=float, default=60.0, help="seconds per case with --kcheck-isolate")
+    add_arguments(parser.getgroup("kcheck").addoption, "pytest", prefix="--kcheck-", dest_prefix="kcheck_")
+
+
+_OPTIONS = pytest.StashKey[Options]()
+
+
+def options(config: pytest.Config) -> Options:
+    """The run's settings: the plugin's defaults < [tool.kcheck] in the pyproject.toml nearest pytest's rootdir <
+    the ``--kcheck-*`` flags; read once, when the first Spec is collected (a wrong value is a usage error)."""
+    if _OPTIONS not in config.stash:
+        try:
+            config.stash[_OPTIONS] = surface_options("pytest", lambda name: config.getoption(f"kcheck_{name}"),
+                                                     near=config.rootpath)
+        except KcheckError as exc:
+            raise pytest.UsageError(f"kcheck: {exc}") from None
+    return config.stash[_OPTIONS]
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -49,7 +63,7 @@ def _worker(config: pytest.Config) -> Any:
     from .run._isolate import Isolated
 
     if "w" not in _WORKER:
-        _WORKER["w"] = Isolated(config.getoption("kcheck_timeout"))
+        _WORKER["w"] = Isolated(options(config).timeout)
     return _WORKER["w"]
 
 
@@ -76,9 +90,9 @@ class SpecCollector(pytest.Collector):
     def collect(self) -> list[pytest.Item]:
         from ._check import matrix
 
-        cfg = self.config
-        cases = matrix(self.spec, tier=cfg.getoption("kcheck_tier"), large=not cfg.getoption("kcheck_no_large"),
-                       device=_device())
+        opts = options(self.config)
+        cases = matrix(self.spec, tier=opts.tier, dtypes=opts.dtypes, patterns=opts.patterns, seeds=opts.seeds,
+                       large=opts.large, device=_device())
         return [CaseItem.from_parent(self, name=case.id, case=case) for case in cases]
 
 
@@ -95,13 +109,16 @@ class CaseItem(pytest.Item):
     def runtest(self) -> None:
         from .report import format_case
         from .run import run_case
+        from .run._execute import RunOptions
         from .run._isolate import locate
 
-        ref = locate(self.spec) if self.config.getoption("kcheck_isolate") else None
+        opts = options(self.config)
+        how = RunOptions(opts.interpreter_checks, opts.order)
+        ref = locate(self.spec) if opts.isolate else None
         if ref is not None:
-            res = _worker(self.config).run(ref, self.case)
+            res = _worker(self.config).run(ref, self.case, how)
         else:
-            res = run_case(self.spec, self.case, _device(), framework(self.spec.kernel))
+            res = run_case(self.spec, self.case, _device(), framework(self.spec.kernel), how)
         if res.status is Status.SKIPPED:
             pytest.skip("; ".join(res.reasons))
         if res.status is Status.UNTRUSTED:
