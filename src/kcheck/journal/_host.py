@@ -127,12 +127,13 @@ class Journal:
             "written": written,
         })
 
-    def summary(self, *, outlier_z: float = 3.5) -> JournalSummary:
+    def summary(self, *, outlier_z: float | None = None) -> JournalSummary:
         """Per step: count, NaN/Inf, min/median/max, robust outliers, the blocks or warps missing; and the first
-        step where a NaN/Inf or an outlier appears, with where. See ``JournalSummary``."""
-        from ._summary import summarize
+        step where a NaN/Inf or an outlier appears, with where. ``outlier_z``: the robust z-score past which a value
+        is an outlier (default 7: docs/journal.md says why). See ``JournalSummary``."""
+        from ._summary import DEFAULT_Z, summarize
 
-        return summarize(self, outlier_z=outlier_z)
+        return summarize(self, outlier_z=DEFAULT_Z if outlier_z is None else outlier_z)
 
     def __repr__(self) -> str:
         return f"Journal(capacity={self.capacity}, device={str(self.device)!r})"

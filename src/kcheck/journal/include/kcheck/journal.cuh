@@ -23,8 +23,14 @@
 // The journal's two kernel parameters (the buffer and its capacity in entries): Journal.args on the host.
 #define KCHECK_JOURNAL_PARAMS int* __restrict__ kcheck_journal_buf, int kcheck_journal_cap
 
-// Append (step, value) for the calling warp, inside a kernel declared with KCHECK_JOURNAL_PARAMS.
+// Append (step, value) for the calling warp, inside a kernel declared with KCHECK_JOURNAL_PARAMS. Compiled with
+// -DKCHECK_JOURNAL_DISABLE it does nothing (the parameters stay, so the launch is the same): the cost of journaling
+// is the difference between the two builds.
+#ifdef KCHECK_JOURNAL_DISABLE
+#define kcheck_journal(step, value) ((void)0)
+#else
 #define kcheck_journal(step, value) kcheck_journal_append(kcheck_journal_buf, kcheck_journal_cap, (step), (value))
+#endif
 
 __device__ __forceinline__ void kcheck_journal_append(int* buf, int cap, int step, float value) {
     const unsigned active = __activemask();
