@@ -365,6 +365,9 @@ class Spec:
     ``stages`` declares partial versions of the kernel for code bisection (``kcheck debug``), in pipeline order:
     ``{"load_only": (kernel, reference), "max_only": (kernel, reference)}``, each called like ``kernel`` and
     checked like it; the debugger reports the first stage that goes wrong.
+    ``journaled``: the kernel with a GPU journal, called like ``kernel`` plus ``journal=`` (a ``kcheck.journal.Journal``
+    it logs into); ``kcheck debug`` runs it on the smallest failing case and cites the first step where NaN, Inf or
+    an outlier appears, and where.
     """
 
     name: str
@@ -387,6 +390,7 @@ class Spec:
     benign: Sequence[Any] = ()
     stages: Mapping[str, tuple[Callable[..., Any], Callable[..., Any]]] = field(default_factory=dict)
     output_dtypes: Sequence[torch.dtype | None] | None = None
+    journaled: Callable[..., Any] | None = None
     precisions: tuple[Precision, ...] = field(init=False, repr=False)
     #: What the matrix learned of the reference's output shapes (see cases._shapes), shared by narrowed copies.
     _shape_memo: dict[str, Any] = field(init=False, repr=False, compare=False, default_factory=dict)
@@ -488,6 +492,9 @@ class Spec:
         for stage, pair in self.stages.items():
             if not (isinstance(pair, tuple) and len(pair) == 2 and all(callable(f) for f in pair)):
                 raise SpecError(f"stages[{stage!r}]", pair, "give a (kernel, reference) pair of callables")
+        if self.journaled is not None and not callable(self.journaled):
+            raise SpecError("journaled", self.journaled, "give the kernel's journaled variant: a callable taking "
+                                                         "the kernel's arguments and journal=")
         from .properties import (
             Property,  # local: properties imports compare, which imports this module's types
         )
