@@ -132,6 +132,10 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
                 if prober.left() > 0 and ev.minimal is not None and ev.minimal.status is Status.FAILED \
                         and not dangerous:
                     decode_arange(ev, case, dev.device)
+                if spec.journaled is not None and prober.left() > 0:  # where NaN or an outlier first appears
+                    from ._journal import journal_experiment
+
+                    journal_experiment(spec, case, dev, prober, diag, isolate=dangerous)
                 if sanitize and dev.is_gpu and not ev.sanitizer and prober.left() > 15:
                     ev.sanitizer = _sanitize_case(spec, case, dev, prober.left())
             prober.limit = 1.0

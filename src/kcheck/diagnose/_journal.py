@@ -1,0 +1,166 @@
+"""The debugger's journal experiment: the Spec's journaled variant run on the smallest failing case, and what its
+journal shows (the first step where NaN, Inf or an outlier appears, and in which block or warp) cited in the
+diagnosis as an experiment and a note.
+
+The variant is called like the kernel plus ``journal=`` (a ``kcheck.journal.Journal`` on the case's device). Where
+a kernel may crash its process (on a GPU, or when a case crashed or hung) it runs in a spawned worker process that
+imports the Spec's module again and sends back the summary; elsewhere (Triton's interpreter) it runs in this
+process under the interpreter's memory checks, as the debugger's other CPU probes do.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import multiprocessing as mp
+import os
+import sys
+import time
+import traceback
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
+    from .._device import DeviceInfo
+    from .._spec import Spec
+    from ..cases import Case
+    from ..journal import JournalSummary
+    from ._causes import Diagnosis
+    from ._probe import Prober
+
+#: Entries of the debugger's journal (2 MiB): enough for a step per tile of a small failing case.
+CAPACITY = 1 << 16
+#: Seconds a worker may take to import the Spec's module, run the variant and read the journal back.
+WORKER_TIMEOUT = 120.0
+
+
+def run_journaled(spec: Spec, case: Case, device: str, *, checks: bool = False) -> JournalSummary:
+    """Call ``spec.journaled`` on the inputs of ``case`` (outputs allocated as the runner does, zeroed) and return
+    its journal's summary. ``checks``: under the Triton interpreter's memory checks (a wild access is masked off)."""
+    import contextlib
+
+    import torch
+
+    from .. import PRECISIONS
+    from ..cases import make_args
+    from ..journal import Journal
+
+    assert spec.journaled is not None
+    args = make_args(spec, case, device)
+    storage = PRECISIONS[case.precision].storage
+    outs = [torch.zeros(tuple(case.sizes[d] if isinstance(d, str) else d for d in t.dims), dtype=t.dtype or storage,
+                        device=device) for t in (spec.outputs or ())]
+    journal = Journal(CAPACITY, device=device)
+    guard: Any = contextlib.nullcontext()
+    if checks:
+        from ..interpret import checked
+
+        guard = checked(races=False, seed=case.seed)  # bounds only: each program writes its own slots
+    with guard, torch.no_grad():
+        spec.journaled(*args, *outs, journal=journal, **case.config_dict)
+    return journal.summary()
+
+
+def _locate(spec: Spec) -> str | None:
+    """The file of the module that holds ``spec`` at module level (a worker imports it again), or None."""
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not path or not path.endswith(".py"):
+            continue
+        try:
+            if any(v is spec for v in list(vars(module).values())):
+                return os.path.abspath(path)
+        except TypeError:
+            continue
+    return None
+
+
+def _worker(conn: Connection, path: str, name: str, case: Case) -> None:
+    """In the spawned process: import the Spec's file, run its journaled variant, send ("ok", summary) or
+    ("error", what went wrong)."""
+    try:
+        from .. import enable_interpreter_if_no_gpu
+        from .._spec import Spec
+
+        enable_interpreter_if_no_gpu()
+        sys.path.insert(0, os.path.dirname(path))
+        mod_spec = importlib.util.spec_from_file_location(f"_kcheck_journal_{os.getpid()}", path)
+        assert mod_spec is not None and mod_spec.loader is not None
+        module = importlib.util.module_from_spec(mod_spec)
+        sys.modules[mod_spec.name] = module
+        mod_spec.loader.exec_module(module)
+        spec = next(v for v in vars(module).values() if isinstance(v, Spec) and v.name == name)
+        import torch
+
+        conn.send(("ok", run_journaled(spec, case, "cuda" if torch.cuda.is_available() else "cpu")))
+    except BaseException as exc:  # the kernel's or the module's fault: said, never raised in the debugger
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f" at {os.path.basename(tb[-1].filename)}:{tb[-1].lineno}" if tb else ""
+        conn.send(("error", f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+                            f"{where}"))
+    finally:
+        conn.close()
+
+
+def _in_worker(path: str, name: str, case: Case, timeout: float) -> tuple[JournalSummary | None, str]:
+    ctx = mp.get_context("spawn")  # never fork a process that may hold a CUDA context
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_worker, args=(child, path, name, case), daemon=True)
+    proc.start()
+    child.close()
+    try:
+        if not parent.poll(timeout):
+            return None, f"the journaled variant did not finish within {timeout:.0f} s"
+        kind, payload = parent.recv()
+    except EOFError:
+        proc.join(5)
+        return None, f"the journaled variant crashed its worker (exit {proc.exitcode})"
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(5)
+        parent.close()
+    return (payload, "") if kind == "ok" else (None, f"the journaled variant raised {payload}")
+
+
+def journal_case(spec: Spec, case: Case, dev: DeviceInfo, *, isolate: bool,
+                 timeout: float = WORKER_TIMEOUT) -> tuple[JournalSummary | None, str]:
+    """The summary of the journaled variant on ``case``, or None and why not. ``isolate``: in a worker process
+    (also whenever ``dev`` is a GPU)."""
+    if dev.is_gpu or isolate:
+        path = _locate(spec)
+        if path is None:
+            return None, ("the journaled variant was not run: the Spec is not defined at module level, so no worker "
+                          "can import it, and a kernel that may crash does not run in the debugger's process")
+        return _in_worker(path, spec.name, case, timeout)
+    try:
+        return run_journaled(spec, case, dev.device, checks=dev.interpreter), ""
+    except Exception as exc:
+        return None, f"the journaled variant raised {type(exc).__name__}: {exc}"
+
+
+def describe(summary: JournalSummary) -> str:
+    """The journal's findings in one line, the first NaN/Inf first."""
+    return summary.headline()
+
+
+def journal_experiment(spec: Spec, case: Case, dev: DeviceInfo, prober: Prober, diag: Diagnosis, *,
+                       isolate: bool) -> JournalSummary | None:
+    """Run the journaled variant on the smallest failing ``case`` and cite what its journal shows: an Experiment
+    (axis "journal") in the prober's list and a note naming the first step where NaN/Inf or an outlier appears, and
+    where. Returns the summary (None when it could not run)."""
+    from ._causes import Experiment
+
+    t0 = time.perf_counter()
+    summary, why = journal_case(spec, case, dev, isolate=isolate,
+                                timeout=max(30.0, min(WORKER_TIMEOUT, prober.left())))
+    seconds = time.perf_counter() - t0
+    if summary is None:
+        prober.experiments.append(Experiment("journal", "journaled variant", case.id, False, why))
+        diag.notes.append(f"journal: {why}")
+        return None
+    clean = summary.first_nonfinite is None and summary.first_outlier is None
+    prober.experiments.append(Experiment("journal", "journaled variant", case.id, clean, describe(summary)))
+    diag.notes.append(f"journal of the smallest failing case ({case.id}, {summary.recorded} entries, "
+                      f"{seconds:.1f} s): {describe(summary)}")
+    return summary
