@@ -412,9 +412,9 @@ def read_pyproject(path: str | Path) -> dict[str, Any]:
             why = Options.setting(name).absent["pyproject"] if name in every else None
             if why:
                 raise SpecError(f"{where} {key}", value, f"not read from pyproject.toml: {why}")
-            dashed = [n.replace("_", "-") for n in names]
-            raise SpecError(f"{where} {key}", value, f"not a kcheck option; {_close(key, dashed + names)}the keys "
-                            f"are {', '.join(dashed)}")
+            style = [n.replace("_", "-") if "-" in key else n for n in names]  # suggest in the key's own spelling
+            raise SpecError(f"{where} {key}", value, f"not a kcheck option; {_close(key, style)}the keys are "
+                            f"{', '.join(style)}")
         setting = Options.setting(name)
         try:
             out[name] = setting.validate(name, value)
