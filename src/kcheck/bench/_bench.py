@@ -29,6 +29,9 @@ NO_GPU = ("no CUDA GPU on this machine: nothing was timed (a kernel's time in Tr
           "nothing about its speed on a GPU); run kcheck bench where the kernels run")
 
 
+NO_GPU_CASE = "no CUDA GPU here"
+
+
 class BenchStatus(str, enum.Enum):
     RECORDED = "recorded"  # no baseline for this case in this environment: this timing is now the baseline
     UNCHANGED = "unchanged"  # compared: within the margin, or a change the rank test does not find significant
@@ -235,7 +238,7 @@ def bench(spec: Spec | Sequence[Spec], *, baseline: str | os.PathLike[str] | Non
         sb = SpecBench(sp.name, [CaseBench(c.id, BenchStatus.NOT_RUN, reason=c.skip) for c in unrunnable])
         report.specs.append(sb)
         if env is None:
-            sb.cases += [CaseBench(c.id, BenchStatus.NOT_RUN, reason="no CUDA GPU here") for c in chosen]
+            sb.cases += [CaseBench(c.id, BenchStatus.NOT_RUN, reason=NO_GPU_CASE) for c in chosen]
             continue
         source = (sources or {}).get(sp.name)
         runner = Worker(source, timeout) if source is not None and isolate is not False else _runner(sp, isolate,

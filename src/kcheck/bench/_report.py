@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._bench import BenchReport, BenchStatus, CaseBench
+from ._bench import NO_GPU_CASE, BenchReport, BenchStatus, CaseBench
 
 _MARK = {BenchStatus.RECORDED: "recorded", BenchStatus.UNCHANGED: "ok", BenchStatus.REGRESSION: "REGRESSION",
          BenchStatus.SPEEDUP: "faster", BenchStatus.ERROR: "ERROR", BenchStatus.CRASHED: "CRASHED",
@@ -59,6 +59,10 @@ def format_bench(report: BenchReport) -> str:
         lines.append(report.reason)
     for s in report.specs:
         lines.append(f"{s.spec}:")
+        if report.environment is None:  # nothing ran: list what would be timed, without a reason per line
+            lines += [f"{'not run':>10}  {c.case}" + (f" ({c.reason})" if c.reason and c.reason != NO_GPU_CASE else "")
+                      for c in s.cases]
+            continue
         lines += [format_case(c) for c in s.cases]
     regs, bad = report.regressions, report.failures
     recorded = sum(c.baseline_written for c in report.cases())
