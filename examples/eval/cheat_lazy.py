@@ -15,7 +15,7 @@ class LazyResult(torch.Tensor):
         for a in args:
             if isinstance(a, LazyResult) and a.thunk is not None:
                 thunk, a.thunk = a.thunk, None
-                with torch._C.DisableTorchFunctionSubclass():
+                with torch._C.DisableTorchFunctionSubclass(), torch.no_grad():
                     a.copy_(thunk())
         return super().__torch_function__(func, types, args, kwargs or {})
 

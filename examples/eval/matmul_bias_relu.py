@@ -7,9 +7,9 @@ import torch
 from torch import nn
 
 GPU = torch.cuda.is_available()
-BATCH = 1024 if GPU else 64
-IN_FEATURES = 2048 if GPU else 128
-OUT_FEATURES = 2048 if GPU else 96
+BATCH = 4096 if GPU else 64
+IN_FEATURES = 4096 if GPU else 128
+OUT_FEATURES = 4096 if GPU else 96
 
 
 class Model(nn.Module):

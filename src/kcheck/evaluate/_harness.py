@@ -24,8 +24,15 @@ from ..compare import Comparison, compare, noop_guard, rms, rms_of_inputs, toler
 from ..run import PoisonAllocations, poison_, unwritten_mask
 from ._floor import count_flops, device_peak, floor_seconds
 from ._model import Check, CheckKind, Evaluation, Outcome, Timing
-from ._problem import (Candidate, Problem, candidate_from_module, flat_outputs, load_module, problem_from_module,
-                       tensors_of)
+from ._problem import (
+    Candidate,
+    Problem,
+    candidate_from_module,
+    flat_outputs,
+    load_module,
+    problem_from_module,
+    tensors_of,
+)
 
 _PERF = time.perf_counter
 _SLEEP = time.sleep
@@ -65,7 +72,7 @@ _EVENT_SYNC = ORIGINAL["torch.cuda.Event.synchronize"]
 
 
 def replaced() -> list[str]:
-    return [p for p in WATCHED if _resolve(p) is not ORIGINAL[p]]
+    return [p for p in WATCHED if ORIGINAL[p] is not None and _resolve(p) is not ORIGINAL[p]]
 
 
 def restore() -> None:
@@ -269,8 +276,13 @@ class Evaluator:
             return False
         outs = flat_outputs(out)
         snaps: list[torch.Tensor | None] = []
-        for o in outs:  # what a consumer on the current stream sees as the call returns: no synchronization first
-            snaps.append(_plain(o.detach().clone()) if isinstance(o, torch.Tensor) else None)
+        try:
+            for o in outs:  # what a consumer on the current stream sees as the call returns: no synchronization first
+                snaps.append(_plain(o.detach().clone()) if isinstance(o, torch.Tensor) else None)
+        except Exception as exc:
+            self.rec.fail(CheckKind.RUNS, f"reading its output raised {type(exc).__name__}: {exc}", input=label,
+                          where=_where(exc), type=[type(o).__qualname__ for o in outs])
+            return False
         left = [t for t in threading.enumerate() if t not in threads and t.is_alive()]
         self._settle(left, label)
         self._check_replaced(f"during the call ({label})")
@@ -286,8 +298,8 @@ class Evaluator:
         _sync(self.device)
         _SLEEP(self.o.settle)
         _sync(self.device)
-        finished = [t.name for t in left if not t.is_alive()]
-        running = [t.name for t in left if t.is_alive()]
+        finished = [t.name for t in left if not t.is_alive() and not _library_thread(t)]
+        running = [t.name for t in left if t.is_alive() or _library_thread(t)]
         if finished:
             self.rec.fail(CheckKind.THREADS, f"{len(finished)} thread(s) the call started were still running when it "
                           "returned, and finished later: work done after the call returned is not in its time",
@@ -514,7 +526,8 @@ class Evaluator:
             last = cand(*args)
             _sync(dev)
         except Exception as exc:
-            self.rec.fail(CheckKind.RUNS, f"raised {type(exc).__name__}: {exc} during the timed runs", where=_where(exc))
+            self.rec.fail(CheckKind.RUNS, f"raised {type(exc).__name__}: {exc} during the timed runs",
+                          where=_where(exc))
             return None
         self._check_replaced("after the timed runs")
         timing = Timing(statistics.median(ct), statistics.median(rt), statistics.median(ev) if ev else None,
@@ -590,6 +603,13 @@ class Evaluator:
         self.rec.ok(CheckKind.AFTER_TIMING, "the timed runs' output is right and earlier outputs are unchanged")
 
 
+def _library_thread(t: threading.Thread) -> bool:
+    """A thread whose work is torch's or Triton's own (a compiler's helper), not the candidate's."""
+    target = getattr(t, "_target", None) or getattr(type(t), "run", None)
+    module = getattr(target, "__module__", "") or ""
+    return module.split(".")[0] in ("torch", "triton")
+
+
 def _sync_cost() -> float:
     t0 = _PERF()
     _SYNC()
@@ -635,7 +655,8 @@ def evaluate_paths(candidate: str, reference: str, options: Options) -> Evaluati
         rec.ok(CheckKind.LOAD, "imported and built")
         evaluator = Evaluator(problem, cand, options, rec)
         evaluator._check_replaced("on import")
-        run_checks(evaluator, problem, options, ev)
+        with torch.no_grad():
+            run_checks(evaluator, problem, options, ev)
     finally:
         restore()
     ev.checks = rec.checks()

@@ -84,15 +84,16 @@ def _stopped(candidate: str, reference: str, summary: str, seconds: float, **evi
 
 def evaluate(candidate: str | Path, reference: str | Path, *, seeds: int = 3, trials: int = 2, timing: bool = True,
              precision: str | None = None, reduce: int | None = None, isolate: bool = True,
-             timeout: float = 600.0) -> Evaluation:
+             timeout: float = 600.0, poison: bool = True) -> Evaluation:
     """Evaluate the candidate file against the reference problem file; return every check and one verdict.
 
     ``seeds`` x ``trials`` fresh input sets; ``precision`` (fp32, tf32, bf16, fp16) replaces the precision read
     from the reference's output dtype (``tf32`` accepts TF32 matmuls for an fp32 problem); ``reduce`` is the
     reduction length the tolerance widens for (default: the longest last dimension of the inputs). With
     ``isolate`` (the default) the candidate runs in a child process that is killed after ``timeout`` seconds; a
-    crash, a hang or an exception is a failed ``runs`` check. A mistake of the caller (a missing file, a reference
-    that declares no problem) raises ``kcheck.SpecError``."""
+    crash, a hang or an exception is a failed ``runs`` check. ``poison=False`` leaves the allocator's free memory
+    as the reference left it: only to show what an evaluation without that step lets through. A mistake of the
+    caller (a missing file, a reference that declares no problem) raises ``kcheck.SpecError``."""
     for name, value in (("seeds", seeds), ("trials", trials)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise SpecError(name, value, "give an int >= 1")
@@ -106,7 +107,7 @@ def evaluate(candidate: str | Path, reference: str | Path, *, seeds: int = 3, tr
         p = Path(path)
         if not p.is_file() or p.suffix != ".py":
             raise SpecError(name, str(path), "give the path of an existing .py file")
-    options = Options(seeds=seeds, trials=trials, timing=timing, precision=precision, reduce=reduce)
+    options = Options(seeds=seeds, trials=trials, timing=timing, precision=precision, reduce=reduce, poison=poison)
     cand, ref = str(Path(candidate).resolve()), str(Path(reference).resolve())
     if not isolate:
         return evaluate_paths(cand, ref, options)

@@ -181,16 +181,25 @@ def shape_variants(args: Inputs, limit: int = 4) -> list[Variant]:
             if s > 2 and s not in sizes:
                 sizes.append(s)
     plans: list[tuple[str, Callable[[int, int], int]]] = []
+
+    def every(old: int, new: int) -> Callable[[int, int], int]:
+        return lambda dim, size: new if size == old else size
+
+    def leading(old: int, new: int) -> Callable[[int, int], int]:
+        return lambda dim, size: new if dim == 0 and size == old else size
+
     for s in sizes:
-        new = s // 2 + 1
-        plans.append((f"every size {s} -> {new}", lambda dim, size, s=s, new=new: new if size == s else size))
+        plans.append((f"every size {s} -> {s // 2 + 1}", every(s, s // 2 + 1)))
     lead = [t.shape[0] for _, t in tensors]
     if lead and lead[0] > 2:
-        s0, new0 = lead[0], lead[0] // 2 + 1
-        plans.append((f"leading size {s0} -> {new0}", lambda dim, size, s0=s0, new0=new0:
-                      new0 if dim == 0 and size == s0 else size))
+        plans.append((f"leading size {lead[0]} -> {lead[0] // 2 + 1}", leading(lead[0], lead[0] // 2 + 1)))
     out: list[Variant] = []
-    for label, rule in plans[: limit + 1]:
+    shapes_seen = {tuple(tuple(t.shape) for _, t in tensors)}
+    for label, rule in plans:
+        shapes = tuple(tuple(rule(d, s) for d, s in enumerate(t.shape)) for _, t in tensors)
+        if shapes in shapes_seen or len(out) > limit:
+            continue
+        shapes_seen.add(shapes)
         def make(seed: int, rule: Callable[[int, int], int] = rule) -> Inputs:
             gen = torch.Generator().manual_seed(seed)
             new_args = list(args)
@@ -210,7 +219,7 @@ def problem_from_spec(spec: Spec, device: str, *, seeds: int, trials: int, tier:
     if spec.outputs:
         raise SpecError("reference", spec.name, "a Spec with outputs= (the kernel writes buffers it is given) cannot "
                         "be evaluated as a candidate that returns its result; declare the result as returned")
-    precisions = list(spec.dtypes) if spec.dtypes else ["fp32"]
+    precisions = [str(p) for p in spec.dtypes] if spec.dtypes else ["fp32"]
     prec = "fp32" if "fp32" in precisions else precisions[0]
     cases = [c for c in matrix(spec, tier=tier, dtypes=[prec], patterns=["randn"], seeds=1, large=False)
              if c.skip is None]
