@@ -19,6 +19,9 @@ from kcheck.cli import _options as cli_options
 
 pytest_plugins = ["pytester"]
 
+#: Reading a [tool.kcheck] section needs a TOML parser: tomllib (3.11+) or tomli on 3.10.
+needs_toml = pytest.mark.skipif(_options._TOML_LOADS is None, reason="no TOML parser (Python 3.10 without tomli)")
+
 NEG = """
 import torch, kcheck
 spec = kcheck.Spec(name="neg", kernel=torch.neg, reference=torch.neg, inputs=[kcheck.Tensor("N")],
@@ -212,6 +215,7 @@ order = "reversed"
 """
 
 
+@needs_toml
 def test_the_nearest_pyproject_is_read(tmp_path):
     (tmp_path / "pyproject.toml").write_text(SECTION)
     deep = tmp_path / "src" / "pkg"
@@ -223,6 +227,7 @@ def test_the_nearest_pyproject_is_read(tmp_path):
     assert Options.from_pyproject(deep) == Options()
 
 
+@needs_toml
 def test_unknown_keys_name_the_key_and_the_close_matches(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.kcheck]\ntiers = 'quick'\n")
     with pytest.raises(kcheck.SpecError, match=r"\[tool.kcheck\] tiers='quick': not a kcheck option; did you mean "
@@ -239,6 +244,7 @@ def test_unknown_keys_name_the_key_and_the_close_matches(tmp_path):
         Options.from_pyproject(tmp_path)
 
 
+@needs_toml
 def test_bad_pyproject_values_and_files_are_spec_errors(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.kcheck]\ntimeout = '60'\n")
     with pytest.raises(kcheck.SpecError, match=r"pyproject.toml: \[tool.kcheck\] timeout='60': give a positive"):
@@ -257,6 +263,7 @@ def test_without_a_toml_parser_only_a_section_is_an_error(tmp_path, monkeypatch)
         Options.from_pyproject(tmp_path)
 
 
+@needs_toml
 def test_precedence_defaults_pyproject_flags_api(tmp_path, capsys):
     (tmp_path / "pyproject.toml").write_text(SECTION + "seeds = 3\nisolate = false\n")
     path = str(_neg_file(tmp_path))
@@ -289,6 +296,7 @@ def test_pytest_options_are_the_declared_settings(pytester):
         assert getattr(options(pytester.parseconfig(*argv)), s.name) == value, argv
 
 
+@needs_toml
 def test_pytest_reads_pyproject_under_its_flags(pytester):
     from kcheck.pytest_plugin import options
 
