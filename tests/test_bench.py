@@ -84,7 +84,7 @@ def test_store_keeps_a_bounded_sample_that_keeps_its_distribution(tmp_path: Path
     store = Store(tmp_path / "b.json")
     store.update([Entry.of("s", "s[c]", H200, "events", x, float(np.median(x)), 0.03)])
     (e,) = store.entries().values()
-    assert len(e.samples_ms) == 1000
+    assert len(e.samples_ms) == 500
     assert np.median(e.samples_ms) == pytest.approx(np.median(x), rel=2e-3)
     assert np.quantile(e.samples_ms, 0.9) == pytest.approx(np.quantile(x, 0.9), rel=5e-3)
 

@@ -10,7 +10,7 @@ File format (``"format": "kcheck-bench/1"``)::
      "entries": {"<spec>|<case id>|<environment key>|<method>": {
          "spec": "softmax", "case": "softmax[M=128,N=4096,fp32,randn,seed=0]", "method": "events",
          "environment": {"gpu": "NVIDIA H200", "driver": "560.35.03", "torch": "2.11.0", "triton": "3.6.0"},
-         "samples_ms": [...], "median_ms": 0.0123, "cv": 0.02, "n": 1000, "clocks_locked": false,
+         "samples_ns": [12210, 12290, ...], "median_ms": 0.0123, "cv": 0.02, "n": 500, "clocks_locked": false,
          "recorded_at": "2026-01-01T00:00:00+00:00"}}}
 
 ``peaks.json`` beside it caches each environment's measured peaks (device copy bandwidth, bf16 matmul rate).
@@ -34,8 +34,10 @@ from ._env import Environment
 from ._stats import reduce_sample
 
 FORMAT = "kcheck-bench/1"
-#: Timings kept per baseline entry (evenly spaced quantiles of the sample when it is larger).
-STORED_SAMPLES = 1000
+#: Timings kept per baseline entry (evenly spaced quantiles of the sample when it is larger): enough for the rank
+#: test to tell a 15% slowdown from a 10% margin, few enough that a file of hundreds of entries updates in
+#: milliseconds. Stored as integer nanoseconds (JSON writes integers several times faster than floats).
+STORED_SAMPLES = 500
 #: Seconds a process waits for another's lock on the file before it gives up with an error.
 LOCK_TIMEOUT = 120.0
 DEFAULT_PATH = Path(".kcheck-bench") / "baselines.json"
@@ -64,15 +66,15 @@ class Entry:
         return entry_key(self.spec, self.case, self.environment, self.method)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"spec": self.spec, "case": self.case, "method": self.method,
-                "environment": self.environment.to_dict(), "samples_ms": [float(f"{v:.6g}") for v in self.samples_ms],
+        return {"spec": self.spec, "case": self.case, "method": self.method, "environment": self.environment.to_dict(),
+                "samples_ns": [max(1, round(v * 1e6)) for v in self.samples_ms],
                 "median_ms": self.median_ms, "cv": self.cv, "n": len(self.samples_ms),
                 "clocks_locked": self.clocks_locked, "recorded_at": self.recorded_at}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Entry:
         return cls(str(data["spec"]), str(data["case"]), Environment.from_dict(data["environment"]),
-                   str(data.get("method", "events")), [float(v) for v in data["samples_ms"]],
+                   str(data.get("method", "events")), [v / 1e6 for v in data["samples_ns"]],
                    float(data["median_ms"]), float(data.get("cv", 0.0)), bool(data.get("clocks_locked", False)),
                    str(data.get("recorded_at", "")))
 
@@ -98,6 +100,15 @@ def _read(path: Path) -> dict[str, Any]:
     data.setdefault("format", FORMAT)
     data.setdefault("entries", {})
     return data
+
+
+def _dumps(data: dict[str, Any]) -> str:
+    """The file's text: one line per entry (readable, diffable), keys sorted."""
+    entries = data["entries"]
+    body = ",\n".join(f" {json.dumps(k)}: {json.dumps(entries[k], sort_keys=True)}" for k in sorted(entries))
+    rest = {k: v for k, v in data.items() if k != "entries"}
+    head = json.dumps(rest, sort_keys=True)[1:-1]
+    return "{" + head + (", " if head else "") + '"entries": {\n' + body + "\n}}\n"
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -134,7 +145,7 @@ class Store:
             with self._lock(path):
                 data = _read(path)
                 change(data)
-                _write_atomic(path, json.dumps(data, indent=1, sort_keys=True))
+                _write_atomic(path, _dumps(data))
                 return data
         except Timeout as exc:
             raise EnvironmentProblem(f"another process held the lock {exc.lock_file} for {LOCK_TIMEOUT:g} s; if "
@@ -148,11 +159,10 @@ class Store:
     def lookup(self, spec: str, case: str, env: Environment, method: str) -> tuple[Entry | None, list[Entry]]:
         """The baseline of this case in this environment by this method, and those of the same case recorded
         elsewhere (another GPU, driver, version or method: never compared, but reported)."""
-        entries = self.entries()
-        mine = entries.get(entry_key(spec, case, env, method))
-        others = [e for k, e in entries.items() if e.spec == spec and e.case == case and k != entry_key(
-            spec, case, env, method)]
-        return mine, others
+        key = entry_key(spec, case, env, method)
+        raw = _read(self.path)["entries"]
+        same_case = {k: Entry.from_dict(v) for k, v in raw.items() if v.get("spec") == spec and v.get("case") == case}
+        return same_case.pop(key, None), list(same_case.values())
 
     def update(self, entries: Iterable[Entry]) -> None:
         """Add or replace ``entries`` (one locked read-modify-write)."""
