@@ -1,4 +1,4 @@
-"""kcheck.evaluate: each cheat in examples/eval is flagged with its reason; honest candidates pass; a candidate
+"""kcheck.evaluation: each cheat in examples/eval is flagged with its reason; honest candidates pass; a candidate
 that raises, crashes or hangs is a verdict, not a traceback. Cheats marked gpu_only in examples/eval/expected.json
 need a GPU (side streams, allocator memory) and run in the gpu tier."""
 
@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import kcheck
-from kcheck.evaluate import CheckKind, Outcome, add_cli, evaluate, format_evaluation, run_cli
+from kcheck.evaluation import CheckKind, Outcome, add_cli, evaluate, format_evaluation, run_cli
 
 EVAL = Path(__file__).resolve().parent.parent / "examples" / "eval"
 EXPECTED: dict[str, dict[str, dict]] = json.loads((EVAL / "expected.json").read_text())

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "src"))
 import torch  # noqa: E402
 
 import kcheck  # noqa: E402
-from kcheck.evaluate import CheckKind, Outcome, evaluate, format_evaluation  # noqa: E402
+from kcheck.evaluation import CheckKind, Outcome, evaluate, format_evaluation  # noqa: E402
 
 EVAL = ROOT / "examples" / "eval"
 

@@ -18,6 +18,7 @@ from ._spec import Custom, Dim, Index, Scalar, Spec, Tensor
 from .backends import CudaKernel
 from .cases import Case, CaseContext
 from .diagnose import Cause, Diagnosis, debug, doctor, format_diagnosis
+from .evaluation import Evaluation, evaluate
 from .properties import Property, PropertyContext
 from .report import format_case, format_report
 
@@ -32,6 +33,7 @@ __all__ = [
     "Diagnosis",
     "Dim",
     "EnvironmentProblem",
+    "Evaluation",
     "Index",
     "Interrupted",
     "KcheckError",
@@ -50,6 +52,7 @@ __all__ = [
     "debug",
     "doctor",
     "enable_interpreter_if_no_gpu",
+    "evaluate",
     "format_case",
     "format_diagnosis",
     "format_report",

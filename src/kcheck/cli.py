@@ -16,6 +16,8 @@ from ._device import detect, enable_interpreter_if_no_gpu
 from ._errors import Interrupted
 from ._options import Options, add_arguments, surface_options
 from ._results import Report, Verdict
+from .bench import add_cli as add_bench_cli
+from .evaluation import add_cli as add_eval_cli
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -117,6 +119,8 @@ def _parser() -> argparse.ArgumentParser:
     lint.add_argument("paths", nargs="+", metavar="PATH", help="a .py/.cu/.cuh/.cpp/.h file or a folder (recursive)")
     lint.add_argument("--json", metavar="OUT", help="write the findings as JSON to OUT")
     lint.add_argument("--errors-only", action="store_true", help="exit 0 when every finding is a warning")
+    add_bench_cli(sub)  # kcheck bench: timing against baselines (kcheck.bench)
+    add_eval_cli(sub)  # kcheck eval: generated kernels against a reference problem (kcheck.evaluation)
     return p
 
 
@@ -391,7 +395,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     commands = {"check": _check, "sanitize": _sanitize, "lint": _lint, "debug": _debug, "doctor": _doctor}
-    return commands[args.command](args)
+    if args.command in commands:
+        return commands[args.command](args)
+    return int(args.handler(args))  # a sub-command that a package adds with its own handler (bench, eval)
 
 
 if __name__ == "__main__":

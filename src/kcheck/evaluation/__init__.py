@@ -1,6 +1,6 @@
 """Evaluate: judge a generated kernel against a reference problem with checks that known cheats cannot pass.
 
-    from kcheck.evaluate import evaluate, format_evaluation
+    from kcheck.evaluation import evaluate, format_evaluation
     ev = evaluate("candidate.py", reference="problem.py")
     print(format_evaluation(ev)); assert ev.passed, ev.reasons
 
