@@ -69,3 +69,19 @@ def test_raw_triton_kernel_is_refused_with_the_fix():
 def test_unknown_case_filter_is_an_error():
     with pytest.raises(SpecError, match="no case id matches"):
         kcheck.check(ok(), cases="k[N=12345")
+
+
+@pytest.mark.parametrize("make, argument, suggestion", [
+    (lambda: kcheck.Spec(name="a", kernel=torch.add, reference=torch.add, inputs=[kcheck.Tensor("N")],
+                         precisions=("fp32",)), "precisions", "'dtypes'"),
+    (lambda: kcheck.Spec(name="a", kernel=torch.add, reference=torch.add, inputs=[kcheck.Tensor("N")],
+                         referense=torch.add), "referense", "'reference'"),
+    (lambda: kcheck.Dim(nominl=8), "nominl", "'nominal'"),
+    (lambda: kcheck.Tensor("N", dtyp=torch.float32), "dtyp", "'dtype'"),
+    (lambda: kcheck.Index("N", hi="V"), "hi", "'high'"),
+    (lambda: kcheck.Scalar(valu=1.0), "valu", "'value'"),
+])
+def test_a_misspelt_argument_is_a_spec_error_with_the_close_names(make, argument, suggestion):
+    with pytest.raises(kcheck.SpecError) as err:
+        make()
+    assert err.value.argument == argument and suggestion in str(err.value)

@@ -11,6 +11,9 @@ receives the same inputs with floating tensors upcast to float64 and returns the
 
 from __future__ import annotations
 
+import difflib
+import functools
+import inspect
 import math
 import numbers
 import re
@@ -64,6 +67,38 @@ def _sequence(argument: str, value: object, example: str) -> tuple[Any, ...]:
     return tuple(value)
 
 
+#: Words people use for an argument under another name.
+_SYNONYMS = {"precisions": "dtypes", "precision": "dtypes", "dtype": "dtypes", "ref": "reference", "fn": "kernel",
+             "launcher": "kernel", "shapes": "dims", "sizes": "dims", "tol": "rtol", "tolerance": "rtol",
+             "reduction": "reduce", "reduce_dims": "reduce", "layout": "layouts", "pattern": "patterns",
+             "config": "configs", "seed": "seeds"}
+
+
+def _strict_keywords(cls: type) -> type:
+    """A misspelt keyword (``Spec(dtype=...)``, ``Dim(nominl=...)``) is a SpecError naming the closest arguments,
+    not the dataclass's TypeError."""
+    init = cls.__init__  # type: ignore[misc]
+    params = inspect.signature(init).parameters.values()
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "self"]
+
+    @functools.wraps(init)
+    def checked(self: Any, *args: Any, **kwargs: Any) -> None:
+        for key in kwargs:
+            if key not in names:
+                close = difflib.get_close_matches(key, names, n=3, cutoff=0.5)
+                if _SYNONYMS.get(key) in names and _SYNONYMS[key] not in close:
+                    close.insert(0, _SYNONYMS[key])
+                hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+                raise SpecError(key, kwargs[key], f"{cls.__name__} takes no argument {key!r}; {hint}its arguments "
+                                f"are {', '.join(names)}")
+        init(self, *args, **kwargs)
+
+    cls.__init__ = checked  # type: ignore[misc]
+    return cls
+
+
+
+@_strict_keywords
 @dataclass(frozen=True, init=False)
 class Dim:
     """How kcheck sizes one named dimension.
@@ -165,6 +200,7 @@ def _check_dtype(argument: str, dtype: object) -> None:
         raise SpecError(argument, dtype, "kcheck compares real tensors: give a real dtype such as torch.float32")
 
 
+@_strict_keywords
 @dataclass(frozen=True)
 class Tensor:
     """A tensor whose shape is named dimensions (or fixed ints): floating as an input, floating or integer as an
@@ -198,6 +234,7 @@ class Tensor:
 _INDEX_DTYPES = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
 
 
+@_strict_keywords
 @dataclass(frozen=True)
 class Index:
     """An integer tensor whose values lie in [low, high): ``Index("T", high="V")`` holds token ids below V.
@@ -246,6 +283,7 @@ class Index:
         object.__setattr__(self, "name", name)
 
 
+@_strict_keywords
 @dataclass(frozen=True)
 class Scalar:
     """A scalar argument: a constant (a number, a bool, a string, None), or a function of the case's sizes
@@ -268,6 +306,7 @@ class Scalar:
         _check_name("Scalar(name)", self.name)
 
 
+@_strict_keywords
 @dataclass(frozen=True)
 class Custom:
     """Escape hatch: ``make(ctx)`` builds any argument from the case (``ctx.dims``, ``ctx.dtype``, ``ctx.device``,
@@ -348,6 +387,7 @@ def _index_problems(index: Index, dim: Dim) -> None:
                         f"{top}: give a wider dtype or dims[{index.high!r}] = kcheck.Dim(max={top + 1})")
 
 
+@_strict_keywords
 @dataclass
 class Spec:
     """A kernel's contract. See the module docstring for the calling convention; every argument is keyword-only.
