@@ -27,7 +27,7 @@ def _entry(i: int, rng: np.random.Generator, n: int = 2000) -> Entry:
 
 
 def update_cost(entries: int) -> list[tuple[int, float]]:
-    """Milliseconds per locked update as the file holds 1, 10, ..., ``entries`` entries (2000 timings each, 500 kept)."""
+    """Milliseconds per locked update as the file grows to ``entries`` entries (2000 timings each, 500 kept)."""
     rng = np.random.default_rng(0)
     out = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -212,13 +212,15 @@ def bench(spec: Spec | Sequence[Spec], *, baseline: str | os.PathLike[str] | Non
           alpha: float = ALPHA, cases: str | Sequence[str] | None = None, dtypes: Sequence[str] | None = None,
           options: TimingOptions | None = None, graph: bool | None = None, isolate: bool | None = None,
           timeout: float = 300.0, roofline: bool = True, progress: Progress | None = None,
-          sources: dict[str, SpecSource] | None = None) -> BenchReport:
+          sources: dict[int, SpecSource] | None = None) -> BenchReport:
     """Time each Spec's nominal and real-dimension cases (or ``cases``), compare each with its baseline in
     ``baseline`` (default ``.kcheck-bench/baselines.json``) and record those that have none.
 
     ``clocks_locked``: the GPU's clocks are locked, so the margin is 5% instead of 10% (``margin`` overrides both).
     ``isolate`` (default: when the Spec can be re-imported) times in a worker process, so a crash or a hang of the
-    kernel is reported, not suffered. On a machine without a GPU nothing is timed and ``reason`` says so."""
+    kernel is reported, not suffered; ``sources`` maps ``id(spec)`` to the file a worker imports it from, when the
+    caller knows it (else it is looked up among the imported modules). On a machine without a GPU nothing is timed
+    and ``reason`` says so."""
     specs = [spec] if isinstance(spec, Spec) else list(spec) if isinstance(spec, Sequence) else [spec]
     for s in specs:
         if not isinstance(s, Spec):
@@ -240,7 +242,7 @@ def bench(spec: Spec | Sequence[Spec], *, baseline: str | os.PathLike[str] | Non
         if env is None:
             sb.cases += [CaseBench(c.id, BenchStatus.NOT_RUN, reason=NO_GPU_CASE) for c in chosen]
             continue
-        source = (sources or {}).get(sp.name)
+        source = (sources or {}).get(id(sp))  # where the caller imported it from (the command line knows)
         runner = Worker(source, timeout) if source is not None and isolate is not False else _runner(sp, isolate,
                                                                                                       timeout)
         try:

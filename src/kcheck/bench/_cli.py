@@ -101,14 +101,14 @@ def add_cli(subparsers: Any) -> None:
 
 
 def _load(paths: Sequence[str], names: Sequence[str] | None, import_timeout: float | None) -> tuple[
-        list[Spec], dict[str, Any], bool]:
+        list[Spec], dict[int, Any], bool]:
     from .. import enable_interpreter_if_no_gpu
     from .._discover import IMPORT_TIMEOUT, discover
     from ._worker import SpecSource
 
     enable_interpreter_if_no_gpu()
     specs: list[Spec] = []
-    sources: dict[str, Any] = {}
+    sources: dict[int, Any] = {}
     broken = False
     for path in paths:
         if not Path(path).exists():
@@ -125,7 +125,7 @@ def _load(paths: Sequence[str], names: Sequence[str] | None, import_timeout: flo
             for s in found.specs:
                 if not names or s.name in names:
                     specs.append(s)
-                    sources[s.name] = SpecSource(str(Path(found.path).resolve()), s.name)
+                    sources[id(s)] = SpecSource(str(Path(found.path).resolve()), s.name)
     return specs, sources, broken
 
 
