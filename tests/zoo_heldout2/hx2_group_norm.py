@@ -1,0 +1,68 @@
+"""GroupNorm over (batch, channels, spatial) activations, G groups, per-channel affine:
+y = (x - mean_g) / sqrt(var_g + eps) * w[c] + b[c], statistics over the C/G channels x S positions of a group.
+
+One program per (sample, group); a group is a contiguous span of C/G * S elements. The statistics take a single
+read of the group: the sum and the sum of squares in fp32, var = E[x^2] - mean^2 (clamped at 0); a second pass
+normalizes.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+import kcheck
+
+GROUPS = 4
+EPS = 1e-5
+
+
+@triton.jit
+def group_norm_kernel(x_ptr, w_ptr, b_ptr, out_ptr, C, S, eps, G: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0).to(tl.int64)  # sample * G + group
+    g = pid % G
+    cg = C // G
+    n = cg * S
+    base = pid * n
+    s1 = tl.zeros([BLOCK], dtype=tl.float32)
+    s2 = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n, BLOCK):
+        e = start + tl.arange(0, BLOCK).to(tl.int64)
+        x = tl.load(x_ptr + base + e, mask=e < n, other=0.0).to(tl.float32)
+        s1 += x
+        s2 += x * x
+    mean = tl.sum(s1, axis=0) / n
+    var = tl.maximum(tl.sum(s2, axis=0) / n - mean * mean, 0.0)
+    rstd = 1.0 / tl.sqrt(var + eps)
+    for start in range(0, n, BLOCK):
+        e = start + tl.arange(0, BLOCK).to(tl.int64)
+        mask = e < n
+        c = g * cg + e // S
+        x = tl.load(x_ptr + base + e, mask=mask, other=0.0).to(tl.float32)
+        w = tl.load(w_ptr + c, mask=mask, other=0.0).to(tl.float32)
+        b = tl.load(b_ptr + c, mask=mask, other=0.0).to(tl.float32)
+        y = (x - mean) * rstd * w + b
+        tl.store(out_ptr + base + e, y.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def group_norm(x, weight, bias, BLOCK=1024):
+    B, C, S = x.shape
+    x = x.contiguous()
+    out = torch.empty((B, C, S), dtype=x.dtype, device=x.device)
+    if out.numel():
+        group_norm_kernel[(B * GROUPS,)](x, weight.contiguous(), bias.contiguous(), out, C, S, EPS,
+                                         G=GROUPS, BLOCK=BLOCK)
+    return out
+
+
+spec = kcheck.Spec(
+    name="hx2_group_norm",
+    kernel=group_norm,
+    reference=lambda x, w, b: torch.nn.functional.group_norm(x, GROUPS, w, b, eps=EPS),
+    inputs=[kcheck.Tensor("B", "C", "S"), kcheck.Tensor("C", pattern="randn"), kcheck.Tensor("C", pattern="randn")],
+    dims={"B": kcheck.Dim(nominal=2, real=(8,)), "C": kcheck.Dim(nominal=32, multiple_of=GROUPS, real=(320,)),
+          "S": kcheck.Dim(nominal=64, real=(1024,))},
+    reduce=["S"],
+    configs=[{"BLOCK": 1024}, {"BLOCK": 128}],
+)
+
+BUG_CLASS = "cancellation"
