@@ -1,6 +1,6 @@
 """Bias gradient of a linear layer: db[n] = sum_m dy[m, n], fp32 accumulation over row chunks.
 
-The kernel accumulates into db (db += column sums of dy), so gradient-accumulation steps can reuse it; one program
+The kernel adds the column sums into db, so a caller can accumulate micro-batches into one fp32 buffer; one program
 per block of columns walks all rows.
 """
 
@@ -26,11 +26,14 @@ def bias_grad_accum_kernel(dy_ptr, db_ptr, M, N, stride_m, stride_n,
     tl.store(db_ptr + cols, acc.to(db_ptr.dtype.element_ty), mask=col_mask)
 
 
-def bias_grad(dy, db, BLOCK_M=32, BLOCK_N=64):
+def bias_grad(dy, db=None, BLOCK_M=32, BLOCK_N=64):
     M, N = dy.shape
+    if db is None:
+        db = torch.empty(N, dtype=torch.float32, device=dy.device)
     if N:
         bias_grad_accum_kernel[(triton.cdiv(N, BLOCK_N),)](dy, db, M, N, dy.stride(0), dy.stride(1),
                                                            BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
+    return db
 
 
 spec = kcheck.Spec(
@@ -38,7 +41,7 @@ spec = kcheck.Spec(
     kernel=bias_grad,
     reference=lambda dy: dy.sum(0),
     inputs=[kcheck.Tensor("M", "N")],
-    outputs=[kcheck.Tensor("N")],
+    output_dtypes=[torch.float32],
     dims={"M": kcheck.Dim(nominal=256), "N": kcheck.Dim(nominal=96)},
     reduce=["M"],
     configs=[{"BLOCK_M": 32, "BLOCK_N": 64}, {"BLOCK_M": 128, "BLOCK_N": 16}],

@@ -2,7 +2,6 @@
 out[m] = mean_n |x[m, n]|. One block of 256 threads per row, a strided partial sum per thread, a tree reduction
 in shared memory."""
 
-import torch
 
 import kcheck
 

@@ -23,7 +23,7 @@ def embedding_kernel(ids_ptr, table_ptr, out_ptr, T, D, stride_v, stride_d, stri
 
 def embedding(ids, table, BLOCK_T=16):
     T = ids.shape[0]
-    V, D = table.shape
+    D = table.shape[1]
     out = torch.empty((T, D), dtype=table.dtype, device=table.device)
     if T and D:
         ids = ids.contiguous()

@@ -1,7 +1,6 @@
 """In-place SGD step with L2 weight decay on a parameter tensor: p <- p - lr * (grad + wd * p).
 The optimizer treats every parameter as one flat vector; fp32 math, the result stored back in p's dtype."""
 
-import torch
 import triton
 import triton.language as tl
 
