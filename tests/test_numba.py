@@ -159,8 +159,10 @@ def test_cannot_run_says_why_the_gpu_target_fails(monkeypatch):
     assert why is not None and "cannot compile" in why and "libNVVM cannot be found" in why
 
 
-@needs_simulator
-def test_the_simulator_runs_here():
+@pytest.mark.skipif(GPU, reason="on a GPU the kernels run through numba's CUDA target")
+def test_the_plugin_turns_the_simulator_on_without_a_gpu():
+    assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+    assert simulator_on()  # numba, imported by this module, read it
     assert NumbaBackend().cannot_run(CPU) is None
 
 

@@ -90,7 +90,8 @@ def _gpu_problem() -> str | None:
     try:
         from numba import cuda
     except Exception as exc:  # ImportError, or numba's own errors at import
-        return f"numba.cuda does not import: {type(exc).__name__}: {exc}"
+        return (f"numba.cuda does not import: {type(exc).__name__}: {exc} (install numba, or NVIDIA's numba-cuda: "
+                "https://nvidia.github.io/numba-cuda/)")
     try:
         if not cuda.is_available():
             return "numba.cuda finds no usable CUDA driver or GPU (numba.cuda.is_available() is False)"
