@@ -35,10 +35,16 @@ def avgpool2x2(x, BLOCK=256):
     return out
 
 
+def reference(x):
+    C, H, W = x.shape
+    OH, OW = H // 2, W // 2
+    return x[:, : 2 * OH, : 2 * OW].reshape(C, OH, 2, OW, 2).mean(dim=(2, 4))
+
+
 spec = kcheck.Spec(
     name="hx2_avgpool2d",
     kernel=avgpool2x2,
-    reference=lambda x: torch.nn.functional.avg_pool2d(x[None], 2)[0],
+    reference=reference,
     inputs=[kcheck.Tensor("C", "H", "W")],
     dims={"C": kcheck.Dim(nominal=4, max=8, real=()), "H": kcheck.Dim(nominal=32, real=(56,)),
           "W": kcheck.Dim(nominal=48, real=(56,))},
