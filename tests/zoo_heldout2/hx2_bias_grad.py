@@ -42,7 +42,7 @@ spec = kcheck.Spec(
     reference=lambda dy: dy.sum(0),
     inputs=[kcheck.Tensor("M", "N")],
     output_dtypes=[torch.float32],
-    dims={"M": kcheck.Dim(nominal=256), "N": kcheck.Dim(nominal=96)},
+    dims={"M": kcheck.Dim(nominal=256, real=()), "N": kcheck.Dim(nominal=96)},
     reduce=["M"],
     configs=[{"BLOCK_M": 32, "BLOCK_N": 64}, {"BLOCK_M": 128, "BLOCK_N": 16}],
 )

@@ -40,7 +40,7 @@ spec = kcheck.Spec(
     kernel=gated_residual,
     reference=lambda x, g, h: x + torch.sigmoid(g) * h,
     inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("M", "N"), kcheck.Tensor("M", "N")],
-    dims={"M": kcheck.Dim(nominal=64), "N": kcheck.Dim(nominal=256)},
+    dims={"M": kcheck.Dim(nominal=64, real=()), "N": kcheck.Dim(nominal=256)},
     configs=[{"BLOCK_M": 16, "BLOCK_N": 64}, {"BLOCK_M": 4, "BLOCK_N": 256}],
 )
 

@@ -48,7 +48,7 @@ spec = kcheck.Spec(
     kernel=histogram,
     reference=reference,
     inputs=[kcheck.Tensor("M", "N")],
-    dims={"M": kcheck.Dim(nominal=32), "N": kcheck.Dim(nominal=256)},
+    dims={"M": kcheck.Dim(nominal=32, real=()), "N": kcheck.Dim(nominal=256)},
     configs=[{"BLOCK": 512}, {"BLOCK": 128}],
     output_dtypes=[torch.float32],
 )

@@ -47,7 +47,7 @@ spec = kcheck.Spec(
     kernel=l2_normalize,
     reference=lambda x: torch.nn.functional.normalize(x, dim=-1),
     inputs=[kcheck.Tensor("M", "N")],
-    dims={"M": kcheck.Dim(nominal=64), "N": kcheck.Dim(nominal=384)},
+    dims={"M": kcheck.Dim(nominal=64, real=()), "N": kcheck.Dim(nominal=384)},
     reduce=["N"],
     configs=[{"BLOCK_N": 256}, {"BLOCK_N": 64}],
 )

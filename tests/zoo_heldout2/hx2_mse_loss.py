@@ -37,7 +37,7 @@ spec = kcheck.Spec(
     kernel=mse_loss,
     reference=lambda p, t: ((p - t) ** 2).mean(),
     inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("M", "N")],
-    dims={"M": kcheck.Dim(nominal=16), "N": kcheck.Dim(nominal=512)},
+    dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=512)},
     reduce=["M", "N"],
     configs=[{"BLOCK": 1024}, {"BLOCK": 256}],
     output_dtypes=[torch.float32],

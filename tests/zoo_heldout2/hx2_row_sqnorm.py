@@ -34,7 +34,7 @@ spec = kcheck.Spec(
     kernel=row_sqnorm,
     reference=lambda x: (x * x).sum(-1),
     inputs=[kcheck.Tensor("M", "N")],
-    dims={"M": kcheck.Dim(nominal=32), "N": kcheck.Dim(nominal=1024)},
+    dims={"M": kcheck.Dim(nominal=32, real=()), "N": kcheck.Dim(nominal=1024)},
     reduce=["N"],
     configs=[{"BLOCK_N": 256}, {"BLOCK_N": 2048}],
     output_dtypes=[torch.float32],

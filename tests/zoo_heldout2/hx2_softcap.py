@@ -41,7 +41,8 @@ spec = kcheck.Spec(
     kernel=softcap,
     reference=lambda s: CAP * torch.tanh(s / CAP),
     inputs=[kcheck.Tensor("H", "S", "T")],
-    dims={"H": kcheck.Dim(nominal=4, max=8, real=()), "S": kcheck.Dim(nominal=64), "T": kcheck.Dim(nominal=64)},
+    dims={"H": kcheck.Dim(nominal=4, max=8, real=()), "S": kcheck.Dim(nominal=64),
+          "T": kcheck.Dim(nominal=64, real=())},
     configs=[{"BLOCK": 1024}, {"BLOCK": 256}],
 )
 
