@@ -147,7 +147,7 @@ def _large_cases(spec: Spec, spec_report: object, seeds: int | None, wait: float
 def _bug_class(spec: Spec) -> str | None:
     import sys
 
-    from kcheck.run._isolate import locate
+    from kcheck._discover import locate
 
     ref = locate(spec)
     if ref is None:

@@ -11,7 +11,7 @@ export PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
 $py -m pip install -q --no-deps --no-build-isolation -e . >"$out/steps.log" 2>&1 || { cat "$out/steps.log"; exit 2; }
 summary=()
-steps=${STEPS:-"examples seeds interactions zoo sanitize race isolation trust pytest bench"}
+steps=${STEPS:-"examples seeds interactions zoo sanitize race isolation trust pytest bench timing eval journal numba"}
 want() { [[ " $steps " == *" $1 "* ]]; }
 step() {  # step NAME EXPECTED_RC COMMAND...: run, log to $out/NAME.log, record the outcome
   local name=$1 want=$2; shift 2
@@ -147,6 +147,22 @@ fi
 if want bench; then
   echo "== harness overhead"
   step harness_overhead 0 $py benchmarks/harness_overhead.py examples --tier quick
+fi
+if want timing; then
+  echo "== kcheck bench: the same kernel against its baseline, a planted slowdown, the spread beside do_bench"
+  step bench_validation 0 env PYTHON=$py bash scripts/gpu/bench.sh "$out/bench"
+fi
+if want eval; then
+  echo "== kcheck eval: every cheat of examples/eval flagged with its reason, honest candidates pass"
+  step eval_validation 0 env PYTHON=$py bash scripts/gpu/eval.sh "$out/eval"
+fi
+if want journal; then
+  echo "== the GPU journal: planted NaN named, early exits, overflow counted under memcheck, the cost"
+  step journal_validation 0 env PYTHON=$py bash scripts/gpu/journal.sh "$out/journal"
+fi
+if want numba; then
+  echo "== the Numba backend: numba-cuda on this GPU (or the reason), the simulator leg"
+  step numba_validation 0 env PYTHON=$py bash scripts/gpu/numba.sh "$out/numba"
 fi
 
 echo

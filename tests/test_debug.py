@@ -75,7 +75,7 @@ def test_zeroed_outputs_probe_is_the_only_difference():
 
     spec = bugs.uninitialized
     case = kcheck.matrix(spec, cases="uninitialized[M=64,N=64,fp32,randn,seed=0]")[0]
-    p = Prober(spec, detect(), "torch", 30)
+    p = Prober(spec, detect(), 30)
     assert not p.run(case, "plain", "poisoned").ok
     assert p.run(case, "outputs", "zeroed", ("zeroed", None)).ok
 
@@ -133,7 +133,7 @@ def test_a_worker_rebuilds_a_probe_variant_from_its_description():
     from pathlib import Path
 
     from kcheck.diagnose._probe import VariantRef
-    from kcheck.run._isolate import Isolated
+    from kcheck.run import Isolated
 
     spec = bugs.uninitialized
     case = kcheck.matrix(spec, cases="uninitialized[M=64,N=64,fp32,randn,seed=0]")[0]

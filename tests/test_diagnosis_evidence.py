@@ -18,7 +18,6 @@ import pytest
 
 import kcheck
 from kcheck._device import detect
-from kcheck.backends import framework
 from kcheck.diagnose import BUG_CLASSES, Cause, Observation, debug, format_diagnosis
 from kcheck.diagnose._decide import decide
 from kcheck.diagnose._observe import Facts, Severity, severity
@@ -190,7 +189,7 @@ def _evidence(spec: kcheck.Spec) -> tuple[Evidence, Prober]:
     ev = Evidence(spec, report, [r for r in report.cases if not r.ok])
     ev.base = base_case(spec, report)
     probe_case(ev)
-    return ev, Prober(spec, detect(), framework(spec.kernel), 60)
+    return ev, Prober(spec, detect(), 60)
 
 
 def _close(a: str, b: str) -> list[Cause]:
@@ -222,7 +221,7 @@ def test_another_program_order_shows_a_result_that_depends_on_which_program_runs
     spec = importlib.import_module("zoo_kernels.split_sum_no_atomic").spec
     ev, prober = _evidence(spec)
     dec = decide(prober, ev, Facts(ev), _close("missing-atomic", "edge-guard"))
-    if not (prober.framework == "triton" and prober.device.interpreter):
+    if not prober.backend.interpreted(prober.device):
         assert dec is None or dec.name != "order"
         return
     assert dec is not None and dec.name == "order" and "order-dependent" in _kinds(dec.observations), dec

@@ -56,7 +56,7 @@ def test_gpu_only_cheat_flagged(case: tuple) -> None:
 def test_stale_cheat_passes_correctness_without_poisoning() -> None:
     """The unhooked stale-memory cheat really reads the reference's freed result: without poisoning the freed
     memory, its outputs are right; with it, they are poison."""
-    ev = evaluate(EVAL / "cheat_stale_unhooked.py", EVAL / "matmul_bias_relu.py", seeds=1, trials=1, timing=False,
+    ev = evaluate(EVAL / "cheat_stale_unhooked.py", EVAL / "problem_matmul_bias_relu.py", seeds=1, trials=1, timing=False,
                   poison=False)
     correct = ev.check(CheckKind.CORRECTNESS)
     assert correct is not None and correct.outcome is Outcome.PASS, format_evaluation(ev)
@@ -64,14 +64,14 @@ def test_stale_cheat_passes_correctness_without_poisoning() -> None:
 
 def test_the_timer_cheat_is_undone_in_the_callers_process() -> None:
     sync, elapsed = torch.cuda.synchronize, torch.cuda.Event.elapsed_time
-    ev = evaluate(EVAL / "cheat_timer.py", EVAL / "matmul_bias_relu.py", seeds=1, trials=1, timing=False,
+    ev = evaluate(EVAL / "cheat_timer.py", EVAL / "problem_matmul_bias_relu.py", seeds=1, trials=1, timing=False,
                   isolate=False)
     assert CheckKind.TIMER in ev.failed_kinds
     assert torch.cuda.synchronize is sync and torch.cuda.Event.elapsed_time is elapsed
 
 
 def test_precision_names_bf16() -> None:
-    ev = evaluate(EVAL / "cheat_bf16.py", EVAL / "matmul_bias_relu.py", seeds=1, trials=1, timing=False,
+    ev = evaluate(EVAL / "cheat_bf16.py", EVAL / "problem_matmul_bias_relu.py", seeds=1, trials=1, timing=False,
                   isolate=False)
     check = ev.check(CheckKind.PRECISION)
     assert check is not None and check.outcome is Outcome.FAIL
@@ -79,7 +79,7 @@ def test_precision_names_bf16() -> None:
 
 
 def test_shape_variant_is_the_only_failure_of_the_shape_cheat() -> None:
-    ev = evaluate(EVAL / "cheat_shape.py", EVAL / "matmul_bias_relu.py", seeds=1, trials=1, timing=False,
+    ev = evaluate(EVAL / "cheat_shape.py", EVAL / "problem_matmul_bias_relu.py", seeds=1, trials=1, timing=False,
                   isolate=False)
     assert ev.failed_kinds == {CheckKind.SHAPES}, format_evaluation(ev)
     assert "never written" in ev.check(CheckKind.SHAPES).summary  # type: ignore[union-attr]
@@ -109,9 +109,9 @@ def test_spec_reference(tmp_path: Path) -> None:
 
 def test_mistakes_are_spec_errors(tmp_path: Path) -> None:
     with pytest.raises(kcheck.SpecError, match="seeds"):
-        evaluate(EVAL / "cheat_zeros.py", EVAL / "matmul_bias_relu.py", seeds=0)
+        evaluate(EVAL / "cheat_zeros.py", EVAL / "problem_matmul_bias_relu.py", seeds=0)
     with pytest.raises(kcheck.SpecError, match="candidate"):
-        evaluate(tmp_path / "missing.py", EVAL / "matmul_bias_relu.py")
+        evaluate(tmp_path / "missing.py", EVAL / "problem_matmul_bias_relu.py")
     empty = tmp_path / "empty.py"
     empty.write_text("x = 1\n")
     with pytest.raises(kcheck.SpecError, match="get_inputs"):
@@ -129,7 +129,7 @@ def _broken(tmp_path: Path, body: str) -> Path:
 
 
 def test_raising_candidate_is_a_verdict(tmp_path: Path) -> None:
-    ev = evaluate(_broken(tmp_path, "raise ValueError('no kernel for you')"), EVAL / "softmax.py", seeds=1,
+    ev = evaluate(_broken(tmp_path, "raise ValueError('no kernel for you')"), EVAL / "problem_softmax.py", seeds=1,
                   trials=1, isolate=False)
     runs = ev.check(CheckKind.RUNS)
     assert runs is not None and runs.outcome is Outcome.FAIL and "no kernel for you" in runs.summary
@@ -137,10 +137,10 @@ def test_raising_candidate_is_a_verdict(tmp_path: Path) -> None:
 
 
 def test_crash_and_hang_are_verdicts(tmp_path: Path) -> None:
-    ev = evaluate(_broken(tmp_path, "os.abort()"), EVAL / "softmax.py", seeds=1, trials=1, timeout=120)
+    ev = evaluate(_broken(tmp_path, "os.abort()"), EVAL / "problem_softmax.py", seeds=1, trials=1, timeout=120)
     runs = ev.check(CheckKind.RUNS)
     assert runs is not None and runs.outcome is Outcome.FAIL and "SIGABRT" in runs.summary, format_evaluation(ev)
-    ev = evaluate(_broken(tmp_path, "while True:\n    time.sleep(1)"), EVAL / "softmax.py", seeds=1, trials=1,
+    ev = evaluate(_broken(tmp_path, "while True:\n    time.sleep(1)"), EVAL / "problem_softmax.py", seeds=1, trials=1,
                   timeout=15)
     runs = ev.check(CheckKind.RUNS)
     assert runs is not None and runs.outcome is Outcome.FAIL and "did not finish within 15 s" in runs.summary
@@ -156,11 +156,11 @@ def _cli(argv: list[str]) -> int:
 
 def test_cli_runs_isolated_and_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "eval.json"
-    code = _cli(["eval", str(EVAL / "cheat_identity.py"), "--reference", str(EVAL / "softmax.py"), "--seeds", "1",
+    code = _cli(["eval", str(EVAL / "cheat_identity.py"), "--reference", str(EVAL / "problem_softmax.py"), "--seeds", "1",
                  "--trials", "1", "--json", str(out)])
     assert code == 1
     report = json.loads(out.read_text())
     assert report["verdict"] == "FAIL"
     assert any(c["kind"] == "no-op" and c["outcome"] == "fail" for c in report["checks"])
     assert "verdict: FAIL" in capsys.readouterr().out
-    assert _cli(["eval", str(tmp_path / "nope.py"), "--reference", str(EVAL / "softmax.py")]) == 4
+    assert _cli(["eval", str(tmp_path / "nope.py"), "--reference", str(EVAL / "problem_softmax.py")]) == 4

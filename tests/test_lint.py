@@ -115,9 +115,12 @@ def test_examples_are_clean() -> None:
     assert findings == [], format_findings(findings)
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(p for p in (ROOT / "examples").glob("*.py")
+                                       if "@triton.jit" in p.read_text() or "__global__" in p.read_text()),
+                         ids=lambda p: p.name)
 def test_examples_are_clean_because_of_their_casts(path: Path) -> None:
-    """Not a vacuous pass: without their int64 casts, every example is flagged."""
+    """Not a vacuous pass: without their int64 casts, every Triton and CUDA C example is flagged (the static checks
+    read those two languages)."""
     text = path.read_text()
     if "__global__" in text:
         kind, text = "int32-index-overflow", text.replace("(size_t)", "").replace("(int64_t)", "")

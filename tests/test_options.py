@@ -307,16 +307,16 @@ def test_pytest_reads_pyproject_under_its_flags(pytester):
 
 
 def test_pytest_plugin_runs_cases_with_the_options(pytester, monkeypatch):
-    import kcheck.run
+    import kcheck.pytest_plugin
 
     seen = []
-    run_case = kcheck.run.run_case
+    run_case = kcheck.pytest_plugin.run_case
 
-    def spy(spec, case, device, framework, options=None):
+    def spy(spec, case, device, options=None):
         seen.append((case.precision, options.interpreter_checks, options.order))
-        return run_case(spec, case, device, framework, options)
+        return run_case(spec, case, device, options)
 
-    monkeypatch.setattr(kcheck.run, "run_case", spy)
+    monkeypatch.setattr(kcheck.pytest_plugin, "run_case", spy)
     pytester.makepyfile(test_neg=NEG)
     result = pytester.runpytest("--kcheck-tier", "quick", "--kcheck-dtypes", "fp16", "--kcheck-order", "reversed",
                                 "--kcheck-no-interpreter-checks", "-p", "no:cacheprovider")

@@ -54,7 +54,7 @@ def test_triton_kernels_compile_for_sm90_without_a_gpu():
     pytest.importorskip("triton")
     import importlib
 
-    from kcheck._resources import spec_resources
+    from kcheck.run import spec_resources
 
     res = spec_resources(importlib.import_module("softmax").spec)
     assert len(res) == 1 and isinstance(res[0], Resources)

@@ -8,6 +8,7 @@
 # About 3 minutes on an H200. Exits non-zero when an expectation fails. Without a GPU: says so, checks what a CPU
 # can (synthetic timings, the not-run exit code 6) and exits 0.
 set -uo pipefail
+PY=${PYTHON:-python3}
 OUT_DIR="${1:-${OUT:-bench-validation}}"
 mkdir -p "$OUT_DIR"
 OUT_DIR="$(cd "$OUT_DIR" && pwd)"
@@ -16,16 +17,16 @@ export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 failed=()
 start=$(date +%s)
 
-python scripts/gpu/bench_validate.py "$OUT_DIR" 2>&1 | tee "$OUT_DIR/validate.log"
+"$PY" scripts/gpu/bench_validate.py "$OUT_DIR" 2>&1 | tee "$OUT_DIR/validate.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("bench_validate.py")
 
-python -m pytest tests/test_bench.py -m gpu -q -p no:cacheprovider 2>&1 | tee "$OUT_DIR/pytest_gpu.log"
+"$PY" -m pytest tests/test_bench.py -m gpu -q -p no:cacheprovider 2>&1 | tee "$OUT_DIR/pytest_gpu.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("pytest -m gpu tests/test_bench.py")
 
-gpu=$(python -c "import torch; print(int(torch.cuda.is_available()))")
+gpu=$("$PY" -c "import torch; print(int(torch.cuda.is_available()))")
 want=0; [ "$gpu" = 1 ] || want=6   # 6: nothing timed here (no GPU)
 for run in record compare; do
-  python -m kcheck.bench scripts/gpu/bench_kernels.py --baseline "$OUT_DIR/cli/baselines.json" \
+  "$PY" -m kcheck.bench scripts/gpu/bench_kernels.py --baseline "$OUT_DIR/cli/baselines.json" \
       --json "$OUT_DIR/cli_$run.json" 2>"$OUT_DIR/cli_$run.stderr" | tee "$OUT_DIR/cli_$run.log"
   rc=${PIPESTATUS[0]}
   echo "kcheck bench ($run): exit $rc (want $want)"

@@ -68,7 +68,7 @@ def main() -> int:
                          "ok" if ok else "WRONG"))
             print(f"  {cand}: {ev.verdict} {found} ({wall:.1f} s) {'ok' if ok else 'WRONG'}", flush=True)
     if gpu:  # the control: without poisoning the freed memory, the unhooked stale-memory cheat reads right values
-        ev = evaluate(EVAL / "cheat_stale_unhooked.py", EVAL / "matmul_bias_relu.py", seeds=1, trials=1,
+        ev = evaluate(EVAL / "cheat_stale_unhooked.py", EVAL / "problem_matmul_bias_relu.py", seeds=1, trials=1,
                       timing=False, poison=False, timeout=300)
         c = ev.check(CheckKind.CORRECTNESS)
         control = c is not None and c.outcome is Outcome.PASS

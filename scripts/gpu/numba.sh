@@ -7,6 +7,7 @@
 #
 # On a machine without a GPU it runs the simulator leg only and says so. About 1-2 minutes.
 set -u
+PY=${PYTHON:-python3}
 OUT_DIR="${1:-${OUT:-}}"
 if [ -z "$OUT_DIR" ]; then echo "usage: $0 OUT_DIR (or set \$OUT)" >&2; exit 2; fi
 mkdir -p "$OUT_DIR/numba"
@@ -22,9 +23,9 @@ T0=$(date +%s)
 run_check() {
     local label=$1 expect=$2 json=$3
     shift 3
-    timeout 240 python -m kcheck.cli check "$@" --json "$json" -q >"$LOG/$label.log" 2>&1
+    timeout 240 "$PY" -m kcheck.cli check "$@" --json "$json" -q >"$LOG/$label.log" 2>&1
     local rc=$?
-    python - "$label" "$expect" "$json" "$rc" <<'EOF'
+    "$PY" - "$label" "$expect" "$json" "$rc" <<'EOF'
 import json, sys
 label, expect, path, rc = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 try:
@@ -53,13 +54,13 @@ EOF
 }
 
 FAILED=0
-GPU=$(python -c "import torch; print(int(torch.cuda.is_available()))" 2>/dev/null || echo 0)
-echo "== Numba backend validation ($(python -c 'import torch; print(torch.__version__)' 2>/dev/null)," \
-     "numba $(python -c 'import numba; print(numba.__version__)' 2>/dev/null || echo 'not installed'))"
+GPU=$("$PY" -c "import torch; print(int(torch.cuda.is_available()))" 2>/dev/null || echo 0)
+echo "== Numba backend validation ($("$PY" -c 'import torch; print(torch.__version__)' 2>/dev/null)," \
+     "numba $("$PY" -c 'import numba; print(numba.__version__)' 2>/dev/null || echo 'not installed'))"
 
 if [ "$GPU" = "1" ]; then
-    echo "-- GPU leg: $(python -c 'import torch; print(torch.cuda.get_device_name())')"
-    PROBLEM=$(python - <<'EOF' 2>"$LOG/probe.err"
+    echo "-- GPU leg: $("$PY" -c 'import torch; print(torch.cuda.get_device_name())')"
+    PROBLEM=$("$PY" - <<'EOF' 2>"$LOG/probe.err"
 import kcheck
 from kcheck._device import detect
 from kcheck.backends import by_name
@@ -78,7 +79,7 @@ EOF
     if [ -n "$REASON" ]; then
         echo "  numba's CUDA target is NOT usable on this GPU: $REASON"
         echo "  expected then: the Numba examples are skipped with that reason (kcheck's 'not run' verdict)"
-        timeout 240 python -m kcheck.cli check $EXAMPLES --json "$LOG/gpu_examples.json" -q >"$LOG/gpu_examples.log" 2>&1
+        timeout 240 "$PY" -m kcheck.cli check $EXAMPLES --json "$LOG/gpu_examples.json" -q >"$LOG/gpu_examples.log" 2>&1
         rc=$?
         if [ $rc -ne 6 ] || ! grep -qF "$(echo "$REASON" | head -c 40)" "$LOG/gpu_examples.log"; then
             echo "  UNEXPECTED: kcheck exit $rc (want 6, not run) or the reason missing; see gpu_examples.log"
@@ -93,7 +94,7 @@ EOF
         # in step (missing barrier), and the stray tail reads/writes land in allocator slack (unguarded tail).
         # Their outcome is reported, not required.
         run_check gpu_bugs any "$LOG/gpu_bugs.json" $BUGS || FAILED=1
-        timeout 300 python -m pytest tests/test_numba.py -m gpu -q -p no:cacheprovider >"$LOG/pytest_gpu.log" 2>&1
+        timeout 300 "$PY" -m pytest tests/test_numba.py -m gpu -q -p no:cacheprovider >"$LOG/pytest_gpu.log" 2>&1
         rc=$?
         echo "  pytest -m gpu tests/test_numba.py: exit $rc ($(tail -1 "$LOG/pytest_gpu.log"))"
         [ $rc -eq 0 ] || FAILED=1

@@ -13,7 +13,7 @@ from ._device import enable_interpreter_if_no_gpu
 from ._dtypes import PRECISIONS
 from ._errors import EnvironmentProblem, Interrupted, KcheckError, SpecError
 from ._options import Options
-from ._results import CaseResult, Report, SpecReport, Status, Verdict
+from ._results import CaseResult, Reason, ReasonKind, Report, SpecReport, Status, Verdict
 from ._spec import Custom, Dim, Index, Scalar, Spec, Tensor
 from .backends import CudaKernel
 from .cases import Case, CaseContext
@@ -40,6 +40,8 @@ __all__ = [
     "Options",
     "Property",
     "PropertyContext",
+    "Reason",
+    "ReasonKind",
     "Report",
     "Scalar",
     "Spec",

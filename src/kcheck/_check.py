@@ -13,17 +13,16 @@ from typing import Any
 import torch
 
 from ._device import DeviceInfo, detect
+from ._discover import SpecRef, locate
 from ._errors import EnvironmentProblem, Interrupted, SpecError
 from ._options import Options
-from ._resources import Resources, spec_resources
-from ._results import CaseResult, Report, SpecReport, Status
+from ._resources import Resources
+from ._results import CaseResult, Reason, ReasonKind, Report, SpecReport, Status
 from ._spec import Spec
-from .backends import framework, raw_kernel_problem
+from .backends import Backend, backend_of
 from .cases import Case, build_matrix
-from .run import run_case
-from .run._budget import Deadlines
-from .run._execute import RunOptions
-from .run._isolate import Isolated, SpecRef, locate
+from .interpret import InterpreterMismatch, internals
+from .run import Deadlines, Isolated, RunOptions, run_case, spec_resources
 
 Progress = Callable[[Spec, Case, CaseResult | None], None]
 Live = Callable[[Report], None]
@@ -56,7 +55,7 @@ def matrix(spec: Spec, *, tier: str = "default", dtypes: Sequence[str] | None = 
     """The cases ``check`` would run for ``spec`` (same narrowing arguments)."""
     if not isinstance(spec, Spec):
         raise SpecError("spec", spec, "pass a kcheck.Spec (or a list of them)")
-    problem = raw_kernel_problem(spec.kernel)
+    problem = backend_of(spec.kernel).spec_problem(spec.kernel)
     if problem:
         raise SpecError("kernel", spec.kernel, problem)
     dtypes = [dtypes] if isinstance(dtypes, str) else dtypes
@@ -71,7 +70,7 @@ def matrix(spec: Spec, *, tier: str = "default", dtypes: Sequence[str] | None = 
                   cases)
 
 
-def _spec_warnings(spec: Spec, kind: str, dev: DeviceInfo, results: list[CaseResult],
+def _spec_warnings(spec: Spec, backend: Backend, dev: DeviceInfo, results: list[CaseResult],
                    options: RunOptions) -> list[str]:
     out = []
     ran = [r for r in results if r.status in (Status.PASSED, Status.FAILED)]
@@ -81,7 +80,7 @@ def _spec_warnings(spec: Spec, kind: str, dev: DeviceInfo, results: list[CaseRes
         for cand in sorted(weak_all):
             out.append(f"weak check: a kernel returning {cand} would pass every case that ran; tighten rtol/atol "
                        "or add patterns whose answer differs from it")
-    if kind == "triton" and dev.interpreter:
+    if backend.interpreted(dev):
         if options.interpreter_checks:
             out.append(f"Triton kernels ran in Triton's interpreter (no GPU), every memory access checked and races "
                        f"between programs looked for (program order: {options.order}); GPU-only compiler failures "
@@ -95,15 +94,11 @@ def _spec_warnings(spec: Spec, kind: str, dev: DeviceInfo, results: list[CaseRes
     return out
 
 
-def _require_interpreter_internals(specs: Sequence[Spec], options: RunOptions) -> None:
+def _require_interpreter_internals(specs: Sequence[Spec], options: RunOptions, dev: DeviceInfo) -> None:
     """Refuse at once, with the fix, when the interpreter checks are asked for on a Triton whose interpreter
     internals kcheck cannot patch (rather than failing every case with the same error)."""
-    from ._device import interpreter_active
-
-    if not (options.interpreter_checks and interpreter_active() and any(framework(s.kernel) == "triton"
-                                                                         for s in specs)):
+    if not (options.interpreter_checks and any(backend_of(s.kernel).interpreted(dev) for s in specs)):
         return
-    from .interpret import InterpreterMismatch, internals
 
     try:
         internals()
@@ -147,18 +142,18 @@ class _Run:
 
     def spec(self, sp: Spec, todo: list[Case], resources: bool) -> None:
         t0 = time.perf_counter()
-        kind = framework(sp.kernel)
+        backend = backend_of(sp.kernel)
         ref = locate(sp) if self.worker is not None else None
         notes = []
         if self.worker is not None and ref is None:
             notes.append("not isolated: the Spec is not defined at module level, so no worker can import it")
-        current = SpecReport(sp.name, kind, self.dev.describe(), [], notes)
+        current = SpecReport(sp.name, backend.name, self.dev.describe(), [], notes)
         self.report.specs.append(current)
         deadlines = Deadlines(self.timeout)
         for case in todo:
             if self.progress:
                 self.progress(sp, case, None)
-            res = self._case(sp, case, kind, ref, deadlines)
+            res = self._case(sp, case, ref, deadlines)
             current.cases.append(res)
             current.seconds = time.perf_counter() - t0
             if self.progress:
@@ -169,20 +164,21 @@ class _Run:
             found = self._resources(sp, ref, notes)
             current.resources = found
             notes += [w for r in found if (w := r.warning())]
-        current.warnings = notes + _spec_warnings(sp, kind, self.dev, current.cases, self.options)
+        current.warnings = notes + _spec_warnings(sp, backend, self.dev, current.cases, self.options)
         current.seconds = time.perf_counter() - t0
 
-    def _case(self, sp: Spec, case: Case, kind: str, ref: SpecRef | None, deadlines: Deadlines) -> CaseResult:
+    def _case(self, sp: Spec, case: Case, ref: SpecRef | None, deadlines: Deadlines) -> CaseResult:
         if self.worker is None or ref is None:
-            return _in_process(sp, case, self.dev, kind, self.options)
+            return _in_process(sp, case, self.dev, self.options)
         limit = deadlines.limit(case)
         res = self.worker.run(ref, case, self.options, timeout=limit)
         if res.status is Status.TIMEOUT and (longer := deadlines.retry_limit(limit)) is not None:
             res = self.worker.run(ref, case, self.options, timeout=longer)
             if res.status is Status.TIMEOUT:
                 deadlines.hung = True
-                res.reasons = [f"did not finish within {limit:.3g} s, nor within {longer:.3g} s on a retry: it hangs, "
-                               "or is far slower than the Spec's finished cases predict (raise --timeout if slow)"]
+                res.reasons = [Reason(f"did not finish within {limit:.3g} s, nor within {longer:.3g} s on a retry: it "
+                                      "hangs, or is far slower than the Spec's finished cases predict (raise --timeout "
+                                      "if slow)", ReasonKind.TIMEOUT)]
             else:
                 res.warnings.append(f"slow, not hung: passed its first limit of {limit:.3g} s and finished in "
                                     f"{res.timing.total:.3g} s on a retry with {longer:.3g} s")
@@ -200,13 +196,14 @@ class _Run:
             return []
 
 
-def _in_process(sp: Spec, case: Case, dev: DeviceInfo, kind: str, options: RunOptions) -> CaseResult:
+def _in_process(sp: Spec, case: Case, dev: DeviceInfo, options: RunOptions) -> CaseResult:
     """A case run in this process (no isolation): a kernel that calls sys.exit() errs its case, not the run."""
     t0 = time.perf_counter()
     try:
-        return run_case(sp, case, dev, kind, options)
+        return run_case(sp, case, dev, options)
     except SystemExit as exc:
-        res = CaseResult(case, Status.ERROR, reasons=[f"the kernel called sys.exit({exc.code!r})"])
+        res = CaseResult(case, Status.ERROR, reasons=[Reason(f"the kernel called sys.exit({exc.code!r})",
+                                                              ReasonKind.KERNEL_RAISED)])
         res.timing.total = time.perf_counter() - t0
         return res
 
@@ -244,8 +241,8 @@ def check(spec: Spec | Sequence[Spec], options: Options | None = None, *, progre
     run_options = RunOptions(opts.interpreter_checks, opts.order)
     limit = _timeout(timeout)
     specs = _specs(spec)
-    _require_interpreter_internals(specs, run_options)
     dev = detect()
+    _require_interpreter_internals(specs, run_options, dev)
     plans = [(sp, matrix(sp, tier=tier, dtypes=dtypes, patterns=patterns, seeds=seeds, large=large, cases=cases,
                          device=dev)) for sp in specs]
     if cases is not None and not any(todo for _, todo in plans):

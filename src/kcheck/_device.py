@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -50,12 +51,24 @@ def detect() -> DeviceInfo:
     return DeviceInfo("cpu", "CPU", total, free, None, 132, interpreter_active())
 
 
+#: What each kernel framework sets before the user's modules import it (``backends`` registers one per backend).
+_PREPARE: list[Callable[[bool], None]] = []
+
+
+def on_prepare(fn: Callable[[bool], None]) -> None:
+    """Register ``fn(gpu)``, run by ``enable_interpreter_if_no_gpu`` (backends register theirs)."""
+    _PREPARE.append(fn)
+
+
 def enable_interpreter_if_no_gpu() -> bool:
-    """Set TRITON_INTERPRET=1 when there is no GPU, before user modules import triton. Returns whether it is on.
+    """Prepare every kernel framework for this machine before user modules import it: without a GPU, Triton's
+    interpreter (TRITON_INTERPRET=1) and the other frameworks' simulators. Returns whether Triton's interpreter
+    is on.
 
     Triton reads the variable when ``@triton.jit`` decorates, so this must run before the kernel's module is
     imported: the CLI and the pytest plugin call it first thing.
     """
-    if "TRITON_INTERPRET" not in os.environ and not torch.cuda.is_available():
-        os.environ["TRITON_INTERPRET"] = "1"
+    gpu = torch.cuda.is_available()
+    for fn in _PREPARE:
+        fn(gpu)
     return interpreter_active()

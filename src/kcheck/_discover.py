@@ -31,6 +31,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, ModuleType
+from typing import Any
 
 from ._errors import KcheckError, SpecError
 from ._spec import Spec
@@ -254,3 +255,38 @@ def discover(path: str | Path, *, import_timeout: float | None = IMPORT_TIMEOUT)
             continue
         _specs_of(found, module)
     return out
+
+
+@dataclass(frozen=True)
+class SpecRef:
+    """Where another process finds a Spec: the file of the module that holds it and its name; ``transform``, a
+    picklable callable, changes the Spec found there (the debugger's probes: scaled data, zeroed outputs, ...)."""
+
+    path: str
+    name: str
+    transform: Any = None
+
+
+def locate(spec: Spec) -> SpecRef | None:
+    """The module-level home of ``spec``, or None (a Spec built inside a function cannot be re-imported)."""
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not path or not path.endswith(".py"):
+            continue
+        try:
+            values = list(vars(module).values())
+        except TypeError:
+            continue
+        if any(v is spec for v in values):
+            return SpecRef(os.path.abspath(path), spec.name)
+    return None
+
+
+def find_spec(ref: SpecRef, *, import_timeout: float | None = None) -> Spec:
+    """Import ``ref``'s module (no time limit by default: the caller's own limit bounds it), take the Spec of that
+    name and apply ``ref.transform``."""
+    module = load_module(Path(ref.path), import_timeout=import_timeout)
+    for value in vars(module).values():
+        if isinstance(value, Spec) and value.name == ref.name:
+            return ref.transform(value) if ref.transform is not None else value
+    raise LookupError(f"no Spec named {ref.name!r} in {ref.path}")

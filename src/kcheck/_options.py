@@ -43,7 +43,7 @@ if sys.version_info >= (3, 11):
     _TOML_LOADS: Callable[[str], dict[str, Any]] | None = tomllib.loads
 else:  # Python 3.10: tomli is the same parser, when installed
     try:
-        import tomli
+        import tomli  # type: ignore[import-not-found,unused-ignore]
 
         _TOML_LOADS = tomli.loads
     except ImportError:

@@ -25,6 +25,50 @@ class Status(str, enum.Enum):
     TIMEOUT = "timeout"  # did not finish within the time limit; the worker was killed
 
 
+class ReasonKind(str, enum.Enum):
+    """What a case's reason (why it failed, errored or was skipped) or warning is about. Code reads the kind; the
+    words are for people and may change."""
+
+    SKIP = "skip"  # why a case did not run
+    INPUTS_RAISED = "inputs-raised"  # building the inputs raised (the Spec's fault)
+    REFERENCE_RAISED = "reference-raised"  # the reference raised (the Spec's fault)
+    KERNEL_RAISED = "kernel-raised"  # the kernel or its launcher raised
+    OUTPUT_COUNT = "output-count"  # the kernel returned another number of outputs than the reference
+    MISMATCH = "mismatch"  # an output outside its tolerance, unwritten, of the wrong dtype or shape, a no-op
+    FINDING = "finding"  # an interpreter or sanitizer finding (out-of-bounds access, race)
+    MUTATED_INPUT = "mutated-input"  # the kernel changed an input it must not change
+    PROPERTY = "property"  # a declared property does not hold
+    CRASHED = "crashed"  # the worker process died
+    TIMEOUT = "timeout"  # the case did not finish in time
+    WORKER = "worker"  # no worker could run the case (it did not start, or the Spec cannot be imported there)
+    # warnings
+    ILL_CONDITIONED = "ill-conditioned"  # the framework's own same-precision result fails too: mismatches forgiven
+    NO_BASELINE = "no-baseline"  # no same-precision baseline could run
+    NOT_DETERMINISTIC = "not-deterministic"  # repeat runs on the same inputs differ
+    UNTRUSTED = "untrusted"  # a failure this machine computes wrongly itself: not blamed on the kernel
+    NOTE = "note"  # anything else worth saying
+
+
+class Reason(str):
+    """A reason or a warning: its text (it is a ``str``, so it prints, joins and serializes as one) and its
+    ``kind``, which code reads instead of the words."""
+
+    kind: ReasonKind
+
+    def __new__(cls, text: str, kind: ReasonKind = ReasonKind.NOTE) -> Reason:
+        obj = super().__new__(cls, text)
+        obj.kind = kind
+        return obj
+
+    def __reduce__(self) -> tuple[Any, ...]:  # through the worker's pipe with its kind
+        return (Reason, (str(self), self.kind))
+
+
+def kind_of(text: str) -> ReasonKind:
+    """The kind of a reason or warning (``NOTE`` for a plain string)."""
+    return text.kind if isinstance(text, Reason) else ReasonKind.NOTE
+
+
 @dataclass
 class Determinism:
     """Two runs of the kernel on the same inputs, compared bit for bit."""
@@ -89,6 +133,14 @@ class CaseResult:
     @property
     def ok(self) -> bool:
         return self.status in (Status.PASSED, Status.SKIPPED, Status.UNTRUSTED)
+
+    def reasons_of(self, kind: ReasonKind) -> list[str]:
+        """The reasons of this kind."""
+        return [r for r in self.reasons if kind_of(r) is kind]
+
+    def warnings_of(self, kind: ReasonKind) -> list[str]:
+        """The warnings of this kind."""
+        return [w for w in self.warnings if kind_of(w) is kind]
 
 
 class Verdict(str, enum.Enum):
@@ -170,6 +222,9 @@ def to_jsonable(obj: Any) -> Any:
         return obj.to_dict()
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         out = {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        if isinstance(obj, CaseResult):  # the kinds beside the words, for programs that read the JSON
+            out["reason_kinds"] = [kind_of(r).value for r in obj.reasons]
+            out["warning_kinds"] = [kind_of(w).value for w in obj.warnings]
         for name in ("passed", "verdict", "harness", "identical", "mismatch_fraction", "allowed", "id"):
             attr = getattr(type(obj), name, None)
             if isinstance(attr, property):

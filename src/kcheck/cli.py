@@ -8,21 +8,28 @@ import json
 import os
 import signal
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from ._check import check, matrix
 from ._device import detect, enable_interpreter_if_no_gpu
-from ._errors import Interrupted
+from ._discover import IMPORT_TIMEOUT, discover
+from ._errors import EnvironmentProblem, Interrupted, KcheckError, SpecError
 from ._options import Options, add_arguments, surface_options
-from ._results import Report, Verdict
+from ._results import Report, Verdict, to_jsonable
+from ._spec import Spec
 from .bench import add_cli as add_bench_cli
+from .diagnose import debug, doctor, format_diagnosis
 from .evaluation import add_cli as add_eval_cli
+from .lint import format_finding, format_findings, lint_path
+from .report import JsonReport, check_writable, print_report, print_sanitize, progress_display, write_atomic, write_html
+from .sanitize import sanitize
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ._spec import Spec
 
 
 class ExitCode(enum.IntEnum):
@@ -52,7 +59,6 @@ def _seconds(text: str) -> float:
 
 
 def _import_timeout(p: argparse.ArgumentParser) -> None:
-    from ._discover import IMPORT_TIMEOUT
 
     p.add_argument("--import-timeout", type=_seconds, default=IMPORT_TIMEOUT, metavar="S",
                    help=f"seconds each Spec file may take to import (default {IMPORT_TIMEOUT:g}; 0: no limit)")
@@ -125,9 +131,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _lint(args: argparse.Namespace) -> int:
-    from ._results import to_jsonable
-    from .lint import format_findings, lint_path
-    from .report._stream import check_writable, write_atomic
 
     json_out = check_writable("--json", args.json) if args.json else None
     missing = [p for p in args.paths if not Path(p).exists()]
@@ -144,7 +147,6 @@ def _lint(args: argparse.Namespace) -> int:
 
 def _print_lint(console: Console, paths: Sequence[str]) -> None:
     """``check`` shows the static checks' findings on the same files (they do not change its exit code)."""
-    from .lint import format_finding, lint_path
 
     findings = [f for p in paths for f in lint_path(p)]
     if findings:
@@ -162,9 +164,7 @@ def _console() -> Console:
 
 def _load(console: Console, args: argparse.Namespace) -> tuple[list[Spec], bool]:
     """The Specs of the paths (the discovery rule: ``kcheck._discover``), saying which files were imported."""
-    from collections import Counter
 
-    from ._discover import discover
 
     enable_interpreter_if_no_gpu()
     specs: list[Spec] = []
@@ -196,9 +196,6 @@ def _load(console: Console, args: argparse.Namespace) -> tuple[list[Spec], bool]
 def _sanitize_specs(console: Console, specs: list[Spec], *, tools: Sequence[str] | None = None,
                     cases: Sequence[str] | None = None, timeout: float = SANITIZE_TIMEOUT, jobs: int | None = None,
                     json_out: str | None = None) -> int:
-    from ._check import matrix
-    from .report._terminal import print_sanitize
-    from .sanitize._run import sanitize
 
     tools = tools or ("memcheck", "racecheck", "synccheck", "initcheck")
     reports = []
@@ -207,7 +204,6 @@ def _sanitize_specs(console: Console, specs: list[Spec], *, tools: Sequence[str]
         reports.append(sanitize(spec, tools=tools, cases=chosen, timeout=timeout, jobs=jobs))
     print_sanitize(console, reports)
     if json_out:
-        from ._results import to_jsonable
 
         Path(json_out).write_text(json.dumps([to_jsonable(r) for r in reports], indent=1))
     if any(r.unavailable or any(t.status == "unknown" for t in r.tools) for r in reports):
@@ -218,7 +214,6 @@ def _sanitize_specs(console: Console, specs: list[Spec], *, tools: Sequence[str]
 
 
 def _sanitize(args: argparse.Namespace) -> int:
-    from .report._stream import check_writable
 
     if args.json:
         check_writable("--json", args.json)
@@ -245,9 +240,6 @@ def _verdict_code(report: Report) -> ExitCode:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from ._check import check, matrix
-    from .report._stream import JsonReport, check_writable
-    from .report._terminal import print_report, progress_display
 
     json_out = check_writable("--json", args.json) if args.json else None
     html_out = check_writable("--html", args.html) if args.html else None
@@ -279,14 +271,12 @@ def _check(args: argparse.Namespace) -> int:
     code = _verdict_code(report)
     diagnoses = {}
     if args.debug:
-        from .diagnose import debug, format_diagnosis
 
         for spec, spec_report in zip(specs, report.specs, strict=True):
             if spec_report.verdict is Verdict.FAILED:
                 diagnoses[spec.name] = debug(spec, options, report=spec_report)
                 console.print(format_diagnosis(diagnoses[spec.name]), highlight=False, markup=False, soft_wrap=True)
     if html_out is not None:
-        from .report._html import write_html
 
         path = write_html(report, html_out, specs={s.name: s for s in specs}, diagnoses=diagnoses or None,
                           source=source)
@@ -300,9 +290,6 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _debug(args: argparse.Namespace) -> int:
-    from ._results import to_jsonable
-    from .diagnose import debug, format_diagnosis
-    from .report._stream import check_writable, write_atomic
 
     json_out = check_writable("--json", args.json) if args.json else None
     html_out = check_writable("--html", args.html) if args.html else None
@@ -311,7 +298,6 @@ def _debug(args: argparse.Namespace) -> int:
     specs, broken = _load(console, args)
     if not specs:
         return ExitCode.NO_SPECS
-    from ._check import check
 
     diagnoses, reports = {}, []
     for spec in specs:
@@ -326,7 +312,6 @@ def _debug(args: argparse.Namespace) -> int:
     if json_out is not None:
         write_atomic(json_out, json.dumps({k: to_jsonable(v) for k, v in diagnoses.items()}, indent=1))
     if html_out is not None:
-        from .report._html import write_html
 
         report = Report(reports, device=reports[0].device if reports else "")
         path = write_html(report, html_out, diagnoses=diagnoses, specs={s.name: s for s in specs},
@@ -338,7 +323,6 @@ def _debug(args: argparse.Namespace) -> int:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from .diagnose import doctor
 
     console = _console()
     specs, broken = _load(console, args)
@@ -363,7 +347,6 @@ def _on_sigterm(signum: int, frame: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from ._errors import EnvironmentProblem, KcheckError, SpecError
 
     args = _parser().parse_args(argv)
     previous = signal.signal(signal.SIGTERM, _on_sigterm)  # `timeout`, a CI cancel: stop like Ctrl-C does

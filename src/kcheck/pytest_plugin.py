@@ -23,13 +23,19 @@ from typing import Any
 
 import pytest
 
+from ._check import matrix
 from ._device import DeviceInfo, detect, enable_interpreter_if_no_gpu
+from ._discover import locate
 from ._errors import KcheckError
 from ._options import Options, add_arguments, surface_options
 from ._results import Status
 from ._spec import Spec
-from .backends import framework
 from .cases import Case
+from .report import format_case
+from .run import Isolated, RunOptions, run_case
+
+#: kcheck bench's fixture (``kcheck_bench``) and options come with this plugin.
+pytest_plugins = ["kcheck.bench._pytest"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -60,8 +66,6 @@ _WORKER: dict[str, Any] = {}
 
 
 def _worker(config: pytest.Config) -> Any:
-    from .run._isolate import Isolated
-
     if "w" not in _WORKER:
         _WORKER["w"] = Isolated(options(config).timeout)
     return _WORKER["w"]
@@ -88,8 +92,6 @@ class SpecCollector(pytest.Collector):
         self.spec = spec
 
     def collect(self) -> list[pytest.Item]:
-        from ._check import matrix
-
         opts = options(self.config)
         cases = matrix(self.spec, tier=opts.tier, dtypes=opts.dtypes, patterns=opts.patterns, seeds=opts.seeds,
                        large=opts.large, device=_device())
@@ -107,18 +109,13 @@ class CaseItem(pytest.Item):
         return self.parent.spec  # type: ignore[union-attr]
 
     def runtest(self) -> None:
-        from .report import format_case
-        from .run import run_case
-        from .run._execute import RunOptions
-        from .run._isolate import locate
-
         opts = options(self.config)
         how = RunOptions(opts.interpreter_checks, opts.order)
         ref = locate(self.spec) if opts.isolate else None
         if ref is not None:
             res = _worker(self.config).run(ref, self.case, how)
         else:
-            res = run_case(self.spec, self.case, _device(), framework(self.spec.kernel), how)
+            res = run_case(self.spec, self.case, _device(), how)
         if res.status is Status.SKIPPED:
             pytest.skip("; ".join(res.reasons))
         if res.status is Status.UNTRUSTED:

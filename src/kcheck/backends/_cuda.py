@@ -21,10 +21,17 @@ import subprocess
 import sys
 import tempfile
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from .._errors import SpecError
+from .._resources import parse_ptxas
+from ._base import Backend, referenced, register
+
+if TYPE_CHECKING:
+    from .._device import DeviceInfo
 
 
 class CudaKernel:
@@ -45,7 +52,6 @@ class CudaKernel:
         shared_bytes: int = 0,
         options: Sequence[str] = (),
     ) -> None:
-        from .._errors import SpecError
 
         if not isinstance(name, str) or not name.isidentifier():
             raise SpecError("CudaKernel(name)", name, "give the kernel's C identifier (declare it extern \"C\")")
@@ -180,7 +186,6 @@ def launch(source: str, name: str, grid: tuple[int, ...], block: tuple[int, ...]
 def cuda_resources(source: str, arch: int = 90, name: str = "kernel.cu", options: Sequence[str] = ()) -> list[Any]:
     """Compile CUDA C ``source`` for sm_``arch`` with ``nvcc -Xptxas -v`` (no GPU needed) and return the resources of
     every entry function (mangled names as ptxas prints them)."""
-    from .._resources import parse_ptxas
 
     nvcc = _nvcc() or "nvcc"
     with tempfile.TemporaryDirectory() as tmp:
@@ -196,3 +201,34 @@ def cuda_resources(source: str, arch: int = 90, name: str = "kernel.cu", options
     for r in found:
         r.source = "nvcc -Xptxas -v"
     return found
+
+
+def cuda_kernels(fn: Any) -> list[CudaKernel]:
+    """The CudaKernels ``fn`` is or launches (found in its globals and closure, like Triton launchers)."""
+    return [k for k in referenced(fn) if isinstance(k, CudaKernel)]
+
+
+class CudaBackend(Backend):
+    """CUDA C kernels (``CudaKernel``): run on a GPU; without one, compiled for sm_90 and checked statically."""
+
+    name = "cuda"
+
+    def kernels(self, fn: Any) -> list[Any]:
+        return cuda_kernels(fn)
+
+    def cannot_run(self, device: DeviceInfo) -> str | None:
+        if device.is_gpu:
+            return None
+        return "CUDA C kernels run on a GPU only; here their source is compiled for sm_90 and checked"
+
+    def resources(self, kernel: Any, launch: Callable[[], Any], arch: int) -> list[Any]:
+        return [r for k in cuda_kernels(kernel) for r in k.resources(arch)]
+
+    def kernel_names(self, fn: Any) -> set[str]:
+        return {k.name for k in cuda_kernels(fn)}
+
+    def shares_memory(self, fn: Any) -> bool:
+        return any("__shared__" in k.source for k in cuda_kernels(fn))
+
+
+register(CudaBackend())

@@ -13,10 +13,15 @@ from __future__ import annotations
 import inspect
 import os
 import traceback
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from .._device import interpreter_active
+from .._device import DeviceInfo, interpreter_active
+from .._resources import Resources
+from ..interpret import checked
+from ._base import Backend, register
+from ._triton_compile import ptxas_resources
 
 
 def _is_jit(obj: Any) -> bool:
@@ -36,6 +41,8 @@ def triton_kernels(fn: Any) -> list[Any]:
     if _is_jit(fn):
         return [fn]
     target = inspect.unwrap(fn) if callable(fn) else fn
+    if _is_jit(target):
+        return [target]
     glb = getattr(target, "__globals__", None) or {}
     code = getattr(target, "__code__", None)
     found = [glb[n] for n in (code.co_names if code is not None else ()) if _is_jit(glb.get(n))]
@@ -116,9 +123,9 @@ def kernel_frame(exc: BaseException) -> str | None:
 
     import torch
 
-    from .. import __file__ as kcheck_file
 
-    dirs = [_package_dir(torch.__file__), _package_dir(kcheck_file)]
+    kcheck_init = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "__init__.py")
+    dirs = [_package_dir(torch.__file__), _package_dir(kcheck_init)]
     triton_file = getattr(sys.modules.get("triton"), "__file__", None)  # loaded when a Triton kernel raised
     if isinstance(triton_file, str):
         dirs.append(_package_dir(triton_file))
@@ -220,7 +227,6 @@ def gpu_launch_resources(launch: Any) -> list[Any]:
     ``-v`` on the PTX Triton built for this GPU), one per distinct compiled kernel."""
     from triton.runtime.jit import JITFunction  # type: ignore[import-untyped]
 
-    from ._triton_compile import ptxas_resources
 
     compiled: dict[tuple[str, str], Any] = {}
     original = JITFunction.run
@@ -284,7 +290,6 @@ def compile_resources(fn: Any, args: dict[str, Any], options: dict[str, Any], ar
     import subprocess
     import sys
 
-    from .._resources import Resources
 
     raw = getattr(fn, "fn", fn)
     signature, constexprs = signature_of(fn, args)
@@ -297,3 +302,64 @@ def compile_resources(fn: Any, args: dict[str, Any], options: dict[str, Any], ar
         tail = (out.stderr.strip().splitlines() or ["no output"])[-1]
         raise RuntimeError(f"compiling {raw.__name__} for sm_{arch} failed: {tail}")
     return Resources(**json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def _raw_name(fn: Any) -> str:
+    """A Triton kernel's Python name, through autotuner/heuristics wrappers (``.fn``)."""
+    while hasattr(fn, "fn"):
+        fn = fn.fn
+    return getattr(fn, "__name__", "?")
+
+
+class TritonBackend(Backend):
+    """Triton launchers: interpreted on a machine without a GPU, where every access is checked and races found."""
+
+    name = "triton"
+
+    def kernels(self, fn: Any) -> list[Any]:
+        return triton_kernels(fn)
+
+    def prepare_environment(self, gpu: bool) -> None:
+        # read when @triton.jit decorates: before the user's modules import triton
+        if not gpu and "TRITON_INTERPRET" not in os.environ:
+            os.environ["TRITON_INTERPRET"] = "1"
+
+    def cannot_run(self, device: DeviceInfo) -> str | None:
+        if device.is_gpu or device.interpreter:
+            return None
+        return "Triton kernels need a GPU or Triton's interpreter (TRITON_INTERPRET=1 before triton is imported)"
+
+    def interpreted(self, device: DeviceInfo) -> bool:
+        return device.interpreter
+
+    def spec_problem(self, kernel: Any) -> str | None:
+        return raw_kernel_problem(kernel)
+
+    def untrusted_precision(self, precision: str, device: DeviceInfo) -> str | None:
+        if device.interpreter and precision == "bf16":
+            return interpreter_bf16_problem()
+        return None
+
+    def untrusted_error(self, exc: BaseException, device: DeviceInfo) -> str | None:
+        return interpreter_limitation(exc) if device.interpreter else None
+
+    def resources(self, kernel: Any, launch: Callable[[], Any], arch: int) -> list[Any]:
+
+        if not interpreter_active():
+            import torch
+
+            return gpu_launch_resources(launch) if torch.cuda.is_available() else []
+        seen: dict[tuple[str, str], Any] = {}
+        with checked(races=False):  # every access checked and a stray one masked off: the launch cannot corrupt
+            launches = capture_launches(launch)
+        for fn, named, options in launches:
+            key = (getattr(fn, "__name__", "?"), repr(sorted(options.items())))
+            if key not in seen:
+                seen[key] = compile_resources(fn, named, options, arch)
+        return list(seen.values())
+
+    def kernel_names(self, fn: Any) -> set[str]:
+        return {_raw_name(k) for k in triton_kernels(fn)}
+
+
+register(TritonBackend())

@@ -11,7 +11,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import PRECISIONS, Case, Spec, SpecError
+from .._dtypes import PRECISIONS
+from .._errors import SpecError
+from .._spec import Spec
+from ..cases import Case
 from ._env import Environment, current
 from ._plan import Cost, CostContext, plan_of, select_cases
 from ._stats import Change, Comparison, Summary, compare

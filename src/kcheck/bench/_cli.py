@@ -14,8 +14,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from .._device import enable_interpreter_if_no_gpu
+from .._discover import IMPORT_TIMEOUT, discover, load_module
+from .._errors import EnvironmentProblem, KcheckError, SpecError
+from .._spec import Spec
+from ._bench import bench
+from ._report import format_bench
+from ._timing import TimingOptions
+from ._worker import SpecSource
+
 if TYPE_CHECKING:
-    from .. import Spec
+    from .._spec import Spec
     from ._bench import BenchReport
 
 
@@ -32,8 +41,6 @@ class ExitCode(enum.IntEnum):
 
 def load_spec(path: str, name: str) -> Spec:
     """The module-level Spec named ``name`` in the file ``path`` (imported by kcheck's discovery rule)."""
-    from .. import Spec
-    from .._discover import load_module
 
     module = load_module(Path(path), import_timeout=None)
     for value in vars(module).values():
@@ -102,9 +109,6 @@ def add_cli(subparsers: Any) -> None:
 
 def _load(paths: Sequence[str], names: Sequence[str] | None, import_timeout: float | None) -> tuple[
         list[Spec], dict[int, Any], bool]:
-    from .. import enable_interpreter_if_no_gpu
-    from .._discover import IMPORT_TIMEOUT, discover
-    from ._worker import SpecSource
 
     enable_interpreter_if_no_gpu()
     specs: list[Spec] = []
@@ -112,7 +116,6 @@ def _load(paths: Sequence[str], names: Sequence[str] | None, import_timeout: flo
     broken = False
     for path in paths:
         if not Path(path).exists():
-            from .. import SpecError
 
             raise SpecError("PATH", path, "no such file or folder")
         for found in discover(path, import_timeout=IMPORT_TIMEOUT if import_timeout is None else import_timeout or
@@ -139,14 +142,10 @@ def exit_code(report: BenchReport) -> ExitCode:
 
 def run_cli(args: argparse.Namespace) -> int:
     """Run ``kcheck bench`` for parsed ``args``; returns the exit code (``ExitCode``)."""
-    from ._bench import bench
-    from ._report import format_bench
-    from ._timing import TimingOptions
 
     if args.json:
         out = Path(args.json)
         if out.is_dir() or not out.parent.is_dir():
-            from .. import SpecError
 
             raise SpecError("--json", args.json, "give a file path in an existing folder")
     specs, sources, broken = _load(args.paths, args.spec, args.import_timeout)
@@ -179,7 +178,6 @@ class _Parser(argparse.ArgumentParser):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m kcheck.bench PATH ...``: the bench command on its own."""
-    from .. import EnvironmentProblem, KcheckError, SpecError
 
     p = _Parser(prog="kcheck bench", description="Time kernels against their baselines.")
     add_arguments(p)

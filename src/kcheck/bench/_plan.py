@@ -22,7 +22,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import PRECISIONS, Case, Spec, SpecError, matrix
+from .._check import matrix
+from .._dtypes import PRECISIONS
+from .._errors import SpecError
+from .._spec import Spec
+from ..cases import Case
 
 #: The matrix axes whose cases at the nominal shape (randn data, contiguous, seed 0) are timed: the nominal case in
 #: each precision and each launch configuration. The ``real`` axis's cases are timed too. Every other axis holds

@@ -20,6 +20,9 @@ from typing import Any
 
 import pytest
 
+from ._bench import bench
+from ._report import format_bench
+
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("kcheck")
@@ -54,10 +57,6 @@ def kcheck_bench(request: pytest.FixtureRequest) -> Callable[..., Any]:
     config = request.config
 
     def run(spec: Any, *, check: bool = True, **kwargs: Any) -> Any:
-        from ._bench import bench
-        from ._report import format_bench
-
-        kwargs.setdefault("baseline", _option(config, "kcheck_bench_baseline", None))
         kwargs.setdefault("update_baseline", _option(config, "kcheck_update_baseline", False))
         kwargs.setdefault("clocks_locked", _option(config, "kcheck_clocks_locked", False))
         report = bench(spec, **kwargs)

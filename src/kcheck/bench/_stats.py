@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats  # type: ignore[import-untyped]
 
 from .._errors import SpecError
 
@@ -107,6 +106,8 @@ def hodges_lehmann(x: np.ndarray, y: np.ndarray, confidence: float) -> tuple[flo
     d = (x[:, None] - y[None, :]).ravel()
     n, m = x.size, y.size
     total = d.size
+    from scipy import stats  # type: ignore[import-untyped]  # heavy (1.5 s): loaded when a verdict is computed
+
     z = stats.norm.ppf(0.5 + confidence / 2)
     k = math.floor(n * m / 2 - z * math.sqrt(n * m * (n + m + 1) / 12))
     k = min(max(k, 0), (total - 1) // 2)
@@ -132,6 +133,8 @@ def compare(baseline: Sequence[float], new: Sequence[float], *, margin: float = 
     if b.size < 2 or x.size < 2:
         p_slower = p_faster = 1.0
     else:
+        from scipy import stats  # type: ignore[import-untyped]  # heavy: loaded when a verdict is computed
+
         p_slower = float(stats.mannwhitneyu(x - shift, b, alternative="greater").pvalue)
         p_faster = float(stats.mannwhitneyu(x + shift, b, alternative="less").pvalue)
     est, lo, hi = hodges_lehmann(x, b, confidence)

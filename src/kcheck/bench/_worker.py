@@ -20,8 +20,9 @@ from typing import Any
 
 import torch
 
-from .. import PRECISIONS, Case, Spec, Tensor
-from ..cases import make_args
+from .._dtypes import PRECISIONS
+from .._spec import Spec, Tensor
+from ..cases import Case, make_args
 from ._timing import Timed, TimingOptions, measure_peaks, time_events, time_graph
 
 #: Seconds a new worker may take to import torch, Triton and the Spec's module.

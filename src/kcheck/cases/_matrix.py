@@ -122,7 +122,7 @@ def tensor_shapes(spec: Spec, dims: dict[str, int]) -> list[tuple[int, ...]]:
     return out
 
 
-def _numel(shape: Iterable[int]) -> int:
+def numel(shape: Iterable[int]) -> int:
     return math.prod(shape)
 
 
@@ -147,9 +147,9 @@ def estimate_bytes(spec: Spec, dims: dict[str, int], itemsize: int) -> int:
     shapes = tensor_shapes(spec, dims)
     total = 0
     for s in shapes:
-        n = _numel(s)
+        n = numel(s)
         total += n * (itemsize * (2 if n <= SNAPSHOT_MAX_ELEMENTS else 1) + 8)
-    biggest = max((_numel(s) for s in shapes), default=0)
+    biggest = max((numel(s) for s in shapes), default=0)
     return total + biggest * (2 * itemsize + 9) + 2**30
 
 
@@ -193,7 +193,7 @@ class _Builder:
         budget = cpu_work_budget(self.spec)
         for target in (17, 1):
             for d in self.names:
-                biggest = max((_numel(s) for s in tensor_shapes(self.spec, dims)), default=0)
+                biggest = max((numel(s) for s in tensor_shapes(self.spec, dims)), default=0)
                 if biggest <= CPU_MAX_ELEMENTS and work(dims) <= budget:
                     return dims
                 if d != keep:
@@ -270,7 +270,7 @@ class _Builder:
     def fits(self, dims: dict[str, int], elements: int | None = None) -> bool:
         """Whether a non-large case of these sizes runs here in reasonable time: on the CPU within the
         interpreter's element and work budgets; on a GPU below ``GPU_MAX_ELEMENTS`` and half the free memory."""
-        biggest = max((_numel(s) for s in tensor_shapes(self.spec, dims)), default=0)
+        biggest = max((numel(s) for s in tensor_shapes(self.spec, dims)), default=0)
         if not self.device.is_gpu:
             cap = CPU_MAX_ELEMENTS if elements is None else elements
             return biggest <= cap and work(dims) <= cpu_work_budget(self.spec)
@@ -354,7 +354,7 @@ class _Builder:
             d = t.dims[0]
             if not spec.dim(d).large:
                 continue
-            stride = _numel(self.nominal[x] if isinstance(x, str) else x for x in t.dims[1:])
+            stride = numel(self.nominal[x] if isinstance(x, str) else x for x in t.dims[1:])
             if stride < 1:
                 continue
             rows = -(-INT32_LIMIT // stride) + 1  # the fewest rows whose last one starts at 2**31 or past it
@@ -390,12 +390,12 @@ class _Builder:
             for shape_dims in [t.dims for t in [*spec.inputs, *(spec.outputs or ())] if isinstance(t, (Tensor, Index))]:
                 if d not in shape_dims:
                     continue
-                others = _numel(self.nominal[x] if isinstance(x, str) else x for x in shape_dims if x != d) or 1
+                others = numel(self.nominal[x] if isinstance(x, str) else x for x in shape_dims if x != d) or 1
                 size = INT32_LIMIT // others + 1
                 size += 1 - size % 2  # odd: also a ragged last block
                 size = fit(spec.dim(d), size)
                 dims = {**self.nominal, d: size}
-                biggest = max(_numel(s) for s in tensor_shapes(spec, dims))
+                biggest = max(numel(s) for s in tensor_shapes(spec, dims))
                 if biggest <= INT32_LIMIT:
                     continue
                 cost = estimate_bytes(spec, dims, 4)
@@ -427,7 +427,7 @@ def skip_reason(case: Case, spec: Spec, device: DeviceInfo) -> str | None:
     dims = case.sizes
     itemsize = prec.storage.itemsize
     need = estimate_bytes(spec, dims, itemsize)
-    biggest = max((_numel(s) for s in tensor_shapes(spec, dims)), default=0)
+    biggest = max((numel(s) for s in tensor_shapes(spec, dims)), default=0)
     if case.axis == "large" and not device.is_gpu:
         return (f"large case ({biggest:,} elements, ~{need / 2**30:.0f} GiB) runs on a GPU only: on the CPU the "
                 "interpreter would run it program by program for hours")

@@ -17,16 +17,25 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .._check import check
 from .._device import DeviceInfo, detect, enable_interpreter_if_no_gpu
+from .._discover import locate
+from .._errors import SpecError
 from .._options import Options
 from .._results import Report, SpecReport, Status
 from .._spec import Spec
+from ..backends import backend_of
+from ..cases import numel, tensor_shapes
+from ..report import maps_for_case
+from ..sanitize import sanitize
 from ._causes import BUG_CLASSES, OBSERVATIONS, Cause, Diagnosis, Experiment, Observation
 from ._decide import decide
 from ._doctor import Step, doctor
 from ._import_lint import lint_spec
+from ._journal import journal_experiment
 from ._observe import Facts
 from ._probe import Prober
+from ._repro import run_repro, write_repro
 from ._rules import diagnose
 from ._sweep import Evidence, base_case, decode_arange, probe_case, probe_magnitudes, probe_structure, sweep_sizes
 
@@ -46,9 +55,8 @@ PROBE_MAX_ELEMENTS = 2**26
 
 def _elements(spec: Spec, case: object) -> int:
     """Elements of the case's largest tensor, as the matrix counts them (inputs and outputs)."""
-    from ..cases._matrix import _numel, tensor_shapes
 
-    return max((_numel(s) for s in tensor_shapes(spec, case.sizes)), default=0)  # type: ignore[attr-defined]
+    return max((numel(s) for s in tensor_shapes(spec, case.sizes)), default=0)  # type: ignore[attr-defined]
 
 
 def default_budget(device: DeviceInfo) -> float:
@@ -72,9 +80,6 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
     interpreter_checks, order), always in a worker process, every case kept; ``large`` (default: the past-2**31
     cases where the device can run them, as ``options.large`` allows) wins over ``options``.
     """
-    from .._check import check
-    from .._errors import SpecError
-    from ..backends import framework as framework_of
 
     if not isinstance(spec, Spec):
         raise SpecError("spec", spec, "pass a kcheck.Spec")
@@ -94,7 +99,8 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
         report = check(spec, opts, large=opts.large and dev.is_gpu if large is None else large, isolate=True,
                        cases=None, resources=False).specs[0]
     failing = [r for r in report.cases if not r.ok]
-    ev = Evidence(spec, report, failing)
+    ev = Evidence(spec, report, failing, interpreted=backend_of(spec.kernel).interpreted(dev)
+                  and opts.interpreter_checks)
     ev.lint = lint_spec(spec)
     ev.sanitizer = list(findings or [])
     sanitized_note = None
@@ -105,9 +111,8 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
         diag.notes.append(sanitized_note)
     t_experiments = time.perf_counter()
     if failing:
-        framework = framework_of(spec.kernel) or "torch"
         dangerous = any(r.status in (Status.CRASHED, Status.TIMEOUT) for r in failing)
-        with Prober(spec, dev, framework, diag.budget_seconds, isolate=dangerous) as prober:
+        with Prober(spec, dev, diag.budget_seconds, isolate=dangerous) as prober:
             if dangerous and prober.worker is None:
                 diag.notes.append("the kernel crashed or hung and the Spec is not at module level: the probes run in "
                                   "this process")
@@ -131,9 +136,8 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
                 # in this process: only a case that failed without crashing (a crash would poison a CUDA context)
                 if prober.left() > 0 and ev.minimal is not None and ev.minimal.status is Status.FAILED \
                         and not dangerous:
-                    decode_arange(ev, case, dev.device)
+                    decode_arange(ev, case, dev)
                 if spec.journaled is not None and prober.left() > 0:  # where NaN or an outlier first appears
-                    from ._journal import journal_experiment
 
                     journal_experiment(spec, case, dev, prober, diag, isolate=dangerous)
                 if sanitize and dev.is_gpu and not ev.sanitizer and prober.left() > 15:
@@ -156,7 +160,6 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
         if repro:
             _write_and_run_repro(spec, ev, diag, Path(out_dir or "kcheck-debug"), dev, t_experiments)
         if maps and ev.minimal.status is Status.FAILED:
-            from ..report._maps import maps_for_case
 
             try:
                 paths = maps_for_case(spec, ev.minimal.case, Path(out_dir or "kcheck-debug"), result=ev.minimal)
@@ -168,14 +171,12 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
 
 
 def _no_report(spec: Spec, report: Report) -> SpecReport:
-    from .._errors import SpecError
 
     raise SpecError("report", [r.name for r in report.specs], f"the Report holds no Spec named {spec.name!r}")
 
 
 def _sanitize_passing(spec: Spec, dev: DeviceInfo, timeout: float) -> tuple[list, str]:
     """compute-sanitizer's four tools over the edge cases of a Spec whose cases all pass: the findings, and a note."""
-    from ..sanitize import sanitize
 
     rep = sanitize(spec, device=dev, timeout=timeout)
     ran = ", ".join(f"{t.tool} {'found ' + str(len(t.findings)) if t.findings else t.status}" for t in rep.tools)
@@ -184,7 +185,6 @@ def _sanitize_passing(spec: Spec, dev: DeviceInfo, timeout: float) -> tuple[list
 
 
 def _sanitize_case(spec: Spec, case: object, dev: DeviceInfo, left: float) -> list:
-    from ..sanitize import sanitize
 
     rep = sanitize(spec, cases=[case], device=dev, timeout=max(15.0, left))  # type: ignore[list-item]
     return [f for t in rep.tools for f in t.findings]
@@ -192,8 +192,6 @@ def _sanitize_case(spec: Spec, case: object, dev: DeviceInfo, left: float) -> li
 
 def _write_and_run_repro(spec: Spec, ev: Evidence, diag: Diagnosis, out_dir: Path, dev: DeviceInfo,
                          t_experiments: float = 0.0) -> None:
-    from ..run._isolate import locate
-    from ._repro import run_repro, write_repro
 
     ref = locate(spec)
     if ref is None or ev.minimal is None:

@@ -32,8 +32,9 @@ import math
 from collections.abc import Callable
 
 from .._results import CaseResult
-from ..cases import Case
-from ..run._execute import RunOptions
+from .._spec import Tensor
+from ..cases import Case, numel, tensor_shapes
+from ..run import RunOptions
 from ._causes import Cause, Observation
 from ._observe import Facts, Severity, is_vector, severity, values_right
 from ._probe import Prober
@@ -55,10 +56,9 @@ def _max_elements(p: Prober) -> int:
 
 
 def _fits(p: Prober, ev: Evidence, sizes: dict[str, int]) -> bool:
-    from ..cases._matrix import _numel, tensor_shapes
 
     try:
-        biggest = max((_numel(s) for s in tensor_shapes(ev.spec, sizes)), default=0)
+        biggest = max((numel(s) for s in tensor_shapes(ev.spec, sizes)), default=0)
     except Exception:  # shapes the reference cannot infer: let the run say
         return True
     return biggest <= _max_elements(p)
@@ -162,7 +162,7 @@ def _blocks(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Dec
 
 
 def _order(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
-    if ev.minimal is None or not (p.framework == "triton" and p.device.interpreter) \
+    if ev.minimal is None or not p.backend.interpreted(p.device) \
             or ev.minimal.status.value not in ("failed", "passed"):
         return None
     run = _Run(p, "order", pair)
@@ -275,7 +275,6 @@ def _ones(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decis
 
 
 def _swap(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
-    from .._spec import Tensor
 
     if ev.minimal is None or ev.minimal.status.value != "failed":
         return None

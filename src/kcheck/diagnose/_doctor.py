@@ -11,9 +11,14 @@ import dataclasses
 import time
 from dataclasses import dataclass
 
+from .._check import check
 from .._device import DeviceInfo, detect, enable_interpreter_if_no_gpu
-from .._results import Status
+from .._errors import SpecError
+from .._results import ReasonKind, Status
 from .._spec import Spec
+from ..sanitize import sanitize
+from ._import_lint import lint_spec
+from ._observe import Facts
 from ._probe import Prober
 from ._sweep import Evidence, _with, base_case, decode_arange
 
@@ -46,7 +51,6 @@ TITLES = [
 
 def doctor(spec: Spec, *, device: DeviceInfo | None = None, budget: float = 120.0) -> list[Step]:
 
-    from .._errors import SpecError
 
     if not isinstance(spec, Spec):
         raise SpecError("spec", spec, "pass a kcheck.Spec")
@@ -54,22 +58,17 @@ def doctor(spec: Spec, *, device: DeviceInfo | None = None, budget: float = 120.
         raise SpecError("budget", budget, "give a positive number of seconds for the checklist's probes")
     enable_interpreter_if_no_gpu()
     dev = device or detect()
-    from ..backends import framework as framework_of
 
-    with Prober(spec, dev, framework_of(spec.kernel) or "torch", budget) as prober:
+    with Prober(spec, dev, budget) as prober:
         return _steps(spec, dev, prober, budget)
 
 
 def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[Step]:
-    from .._check import check
-    from ..sanitize import sanitize
-    from ._observe import Facts
 
     report = check(spec, tier="quick", large=False, isolate=True).specs[0]
     failing = [r for r in report.cases if not r.ok]
-    ev = Evidence(spec, report, failing)
+    ev = Evidence(spec, report, failing, interpreted=prober.backend.interpreted(dev))
     ev.base = base_case(spec, report)
-    fw = prober.framework
     steps: list[Step] = []
 
     def add(outcome: str, detail: str) -> None:
@@ -90,7 +89,7 @@ def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[S
                 add("ok" if run.status == "clean" else "info",
                     f"{run.status} over {len(run.cases)} edge cases ({time.perf_counter() - t0:.0f} s for both)")
     else:
-        interp = dev.interpreter and fw == "triton"
+        interp = prober.backend.interpreted(dev)
         for kinds, what in ((("out-of-bounds",), "bounds"), (("race-WW", "race-RW"), "race")):
             hits = [f for f in found if f.kind in kinds]
             if not interp:
@@ -146,7 +145,7 @@ def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[S
             add("not run", "the arange case could not run here")
         elif not r.ok:
             if r.status is Status.FAILED:  # wrong values, no crash: safe to re-run here and decode
-                decode_arange(ev, ev.base, dev.device)
+                decode_arange(ev, ev.base, dev)
             add("problem", f"{r.status.value} on arange: " + ("; ".join(ev.arange[:2]) or "(no value decoded)"))
         else:
             add("ok", "right on arange inputs (each value its index)")
@@ -170,7 +169,6 @@ def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[S
         add("not run", "the Spec declares no stages; add stages={'load_only': (kernel, reference)} to check the "
             "load alone")
     # 7: types and overflows
-    from ._import_lint import lint_spec
 
     lint = [f for f in lint_spec(spec) if "int32" in f.kind]
     large = [r for r in report.cases if r.case.axis == "large"]
@@ -182,7 +180,7 @@ def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[S
             f"; the past-2**31 case {'passes' if all(r.ok for r in ran_large) else 'FAILS'}" if ran_large else
             "; the past-2**31 case runs on a GPU with the memory (kcheck check)"))
     # 8: tolerances
-    forgiven = [w for r in report.cases for w in r.warnings if "ill-conditioned" in w]
+    forgiven = [w for r in report.cases for w in r.warnings_of(ReasonKind.ILL_CONDITIONED)]
     base_fail = [c for r in failing for c in r.comparisons if c.baseline is not None and not c.baseline.passed]
     tol = next((c.tolerance for r in report.cases for c in r.comparisons), None)
     text = f"tolerance in use: {tol.source}" if tol is not None else "no comparison ran"

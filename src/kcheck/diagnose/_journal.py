@@ -41,7 +41,7 @@ def run_journaled(spec: Spec, case: Case, device: str, *, checks: bool = False) 
 
     import torch
 
-    from .. import PRECISIONS
+    from .._dtypes import PRECISIONS
     from ..cases import make_args
     from ..journal import Journal
 
@@ -79,7 +79,7 @@ def _worker(conn: Connection, path: str, name: str, case: Case) -> None:
     """In the spawned process: import the Spec's file, run its journaled variant, send ("ok", summary) or
     ("error", what went wrong)."""
     try:
-        from .. import enable_interpreter_if_no_gpu
+        from .._device import enable_interpreter_if_no_gpu
         from .._spec import Spec
 
         enable_interpreter_if_no_gpu()

@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 
-from .._results import CaseResult, Status
+from .._results import CaseResult, ReasonKind, Status
 from .._spec import Tensor
 from ._causes import Observation
 from ._sweep import Evidence
@@ -296,9 +296,9 @@ class Facts:
             if "misaligned" in t.lower():
                 self.add("misaligned", t[:160])
                 break
-        raised = [r for r in failing if r.status is Status.ERROR and any("the kernel raised" in x for x in r.reasons)]
+        raised = [r for r in failing if r.status is Status.ERROR and r.reasons_of(ReasonKind.KERNEL_RAISED)]
         if raised:
-            first = next(x for x in raised[0].reasons if "the kernel raised" in x)
+            first = raised[0].reasons_of(ReasonKind.KERNEL_RAISED)[0]
             self.add("raises", f"{len(raised)} of {len(failing)} failing case(s) raised; first ({raised[0].case.id}): "
                      f"{first[:200]}")
 
@@ -344,8 +344,7 @@ class Facts:
             if beyond or not self.edge:
                 where = f" ({beyond[0].case.id})" if beyond else ""
                 self.add("race-beyond-edge", f"programs race at sizes no ragged edge explains{where}")
-        interpreted = ev.report.framework == "triton" and ev.report.device == "cpu"
-        if self.edge and interpreted and not oob:
+        if self.edge and ev.interpreted and not oob:
             self.add("edge-accesses-clean", "the interpreter checked every load and store at the failing sizes and "
                      "none went out of bounds: the tail is never visited, no guard is missing")
         shared = [f for f in ev.findings() if f.kind.startswith("race") and f.tool == "racecheck"]

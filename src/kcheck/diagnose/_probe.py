@@ -8,6 +8,7 @@ difference between a probe and the plain case is evidence. Every probe is an :cl
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -16,11 +17,13 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from .._device import DeviceInfo
+from .._discover import locate
 from .._results import CaseResult, Status
 from .._spec import Spec, Tensor
-from ..cases import Case
-from ..report._message import summarize_case
-from ..run._execute import RunOptions, run_case
+from ..backends import backend_of
+from ..cases import Case, skip_reason
+from ..report import summarize_case
+from ..run import Isolated, RunOptions, run_case
 from ._causes import Experiment
 
 
@@ -42,6 +45,7 @@ def zeroed_outputs(spec: Spec) -> Spec:
         return dataclasses.replace(spec, outputs=outs)
     kernel = spec.kernel
 
+    @functools.wraps(kernel)  # __wrapped__: the wrapper keeps the launcher's framework (interpreter checks)
     def run(*args: Any, **kwargs: Any) -> Any:
         with _ZeroEmpty():
             return kernel(*args, **kwargs)
@@ -56,6 +60,7 @@ def transformed(spec: Spec, transform: Callable[[list[Any]], list[Any]], *, kern
     kernel, reference = spec.kernel, spec.reference
     n_in = len(spec.inputs)
 
+    @functools.wraps(kernel)  # __wrapped__: the wrapper keeps the launcher's framework (interpreter checks)
     def k(*args: Any, **kwargs: Any) -> Any:
         return kernel(*transform(list(args[:n_in])), *args[n_in:], **kwargs)
 
@@ -142,12 +147,14 @@ def apply_variant(spec: Spec, variant: Variant) -> Spec:
 
 
 @dataclasses.dataclass(frozen=True)
-class VariantRef:
-    """Where a worker finds the Spec (as run._isolate.SpecRef) and the change to apply to it."""
+class ApplyVariant:
+    """A probe's change of the Spec as a picklable callable: a worker process rebuilds the variant from the Spec it
+    imports (``SpecRef.transform``)."""
 
-    path: str
-    name: str
-    variant: Variant | None = None
+    variant: Variant
+
+    def __call__(self, spec: Spec) -> Spec:
+        return apply_variant(spec, self.variant)
 
 
 class Prober:
@@ -158,8 +165,9 @@ class Prober:
     in this process, under the interpreter's checks.
     """
 
-    def __init__(self, spec: Spec, device: DeviceInfo, framework: str, budget: float, isolate: bool = False) -> None:
-        self.spec, self.device, self.framework, self.budget = spec, device, framework, budget
+    def __init__(self, spec: Spec, device: DeviceInfo, budget: float, isolate: bool = False) -> None:
+        self.spec, self.device, self.budget = spec, device, budget
+        self.backend = backend_of(spec.kernel)
         self.t0 = time.perf_counter()
         self.experiments: list[Experiment] = []
         self.cut = False  # some probe was not run for lack of budget
@@ -168,8 +176,6 @@ class Prober:
         self.worker: Any = None
         self.ref: Any = None
         if device.is_gpu or isolate:  # a crash (or a hang) must cost one probe, not the debugger
-            from ..run._isolate import Isolated, locate
-
             self.ref = locate(spec)
             if self.ref is not None:
                 self.worker = Isolated(timeout=60.0)
@@ -199,17 +205,17 @@ class Prober:
         if self.left() <= 0:
             self.cut = True
             return None
-        from ..cases._matrix import skip_reason
 
         if skip_reason(case, self.spec, self.device) is not None:
             self.skipped += 1
             return None
         if self.worker is not None:
             self.worker.timeout = max(5.0, min(60.0, self.left()))
-            res = self.worker.run(VariantRef(self.ref.path, self.ref.name, variant), case, options or RunOptions())
+            ref = dataclasses.replace(self.ref, transform=ApplyVariant(variant) if variant is not None else None)
+            res = self.worker.run(ref, case, options or RunOptions())
         else:
             spec = apply_variant(self.spec, variant) if variant is not None else self.spec
-            res = run_case(spec, case, self.device, self.framework, options or RunOptions())
+            res = run_case(spec, case, self.device, options or RunOptions())
         if res.status is Status.SKIPPED:
             return None
         exp = Experiment(axis, label, case.id, res.ok, summarize_case(res))

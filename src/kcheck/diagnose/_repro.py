@@ -24,6 +24,7 @@ from pathlib import Path
 
 import torch
 
+from .._dtypes import PRECISIONS
 from .._results import CaseResult
 from .._spec import Spec, Tensor
 from ..cases import make_args
@@ -265,7 +266,6 @@ def _noop_of(result: CaseResult, i: int) -> str | None:
 
 
 def _storage(precision: str) -> str:
-    from .._dtypes import PRECISIONS
 
     return "torch." + str(PRECISIONS[precision].storage).replace("torch.", "")
 

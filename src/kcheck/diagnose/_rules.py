@@ -18,6 +18,8 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from .._results import ReasonKind
+from ..backends import backend_of
 from ._causes import BUG_CLASSES, Cause, Observation
 from ._observe import Facts, Severity
 from ._sweep import Evidence
@@ -86,7 +88,7 @@ def _atomic_advice(ev: Evidence) -> str:
 
 def _raises_prior(facts: Facts, prior: float) -> float:
     failing = facts.ev.failing
-    raised = [r for r in failing if any("the kernel raised" in x for x in r.reasons)]
+    raised = [r for r in failing if r.reasons_of(ReasonKind.KERNEL_RAISED)]
     share = len(raised) / max(len(failing), 1)
     # every failing case raised: that is the story; a few among many wrong values (a launcher that refuses the
     # past-2**31 shape, say) are a second finding, ranked below a cause that explains the values
@@ -219,11 +221,9 @@ def _extra_observations(facts: Facts) -> None:
     if facts.worst is Severity.ROUNDING and not facts.has("baseline-only") \
             and facts.has("rounding-only"):
         facts.add("all-rounding", "every failure is at rounding level")
-    from ..backends import uses_cuda
-
     try:
-        if any("__shared__" in k.source for k in uses_cuda(ev.spec.kernel)):
-            facts.add("shared-memory", "the CUDA C kernel shares memory between threads (__shared__)")
+        if backend_of(ev.spec.kernel).shares_memory(ev.spec.kernel):
+            facts.add("shared-memory", "the kernel shares memory between the threads of a block")
     except Exception:  # a kernel whose sources cannot be read: no shared-memory observation
         pass
 

@@ -13,10 +13,11 @@ from typing import Any
 
 import torch
 
+from .._device import DeviceInfo
 from .._results import CaseResult, SpecReport, Status
 from .._spec import Spec, Tensor
-from ..cases import Case
-from ..cases._inputs import shape_of
+from ..cases import Case, shape_of
+from ..run import RunOptions, execute
 from ._probe import Prober
 
 SIZES = (1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1024)
@@ -56,6 +57,7 @@ class Evidence:
     sanitizer: list[Any] = field(default_factory=list)  # compute-sanitizer findings (GPU)
     minimal: CaseResult | None = None
     decisions: list[Decision] = field(default_factory=list)  # the deciding experiments run so far
+    interpreted: bool = False  # the cases ran under the interpreter's access checks (a clean run is evidence)
 
     # -- views the rules use ---------------------------------------------------------------------------------------
     def comparisons(self) -> list[Any]:
@@ -74,7 +76,7 @@ def _input_tensors(spec: Spec) -> list[int]:
 
 def base_case(spec: Spec, report: SpecReport) -> Case | None:
     """Nominal sizes, first precision, randn, contiguous, seed 0; the config of the first failing case."""
-    from ..cases._sizes import fit
+    from ..cases import fit
 
     failing = [r for r in report.cases if not r.ok]
     sizes = {d: fit(spec.dim(d), spec.dim(d).nominal) for d in spec.dim_names()}
@@ -90,7 +92,7 @@ def base_case(spec: Spec, report: SpecReport) -> Case | None:
 def _with(case: Case, sizes: dict[str, int], spec: Spec | None = None) -> Case:
     """The case at other sizes, each clipped into its Dim's constraints (min, max, multiple_of) when ``spec`` is
     given: a probe never leaves the kernel's contract."""
-    from ..cases._sizes import fit
+    from ..cases import fit
 
     dims = tuple((d, fit(spec.dim(d), sizes[d]) if spec is not None and d in sizes else sizes.get(d, v))
                  for d, v in case.dims)
@@ -206,28 +208,17 @@ def _name(spec: Spec, i: int) -> str:
     return getattr(spec.inputs[i], "name", None) or f"input {i}"
 
 
-def decode_arange(ev: Evidence, case: Case, device: str) -> None:
+def decode_arange(ev: Evidence, case: Case, device: DeviceInfo) -> None:
     """Run the case on arange inputs (each value its flat index) and say, for the first wrong outputs, which input
     element or which expected position their value came from."""
-    from ..cases import make_args, upcast
-    from ..run._execute import _Kernel
-
     spec = ev.spec
     c = dataclasses.replace(case, pattern="arange", repeats=0, axis="debug")
-    from .._device import interpreter_active
-    from ..run._execute import RunOptions
-
-    try:
-        args = make_args(spec, c, device)
-        expected = spec.reference(*upcast(args))
-        expected = expected if isinstance(expected, tuple) else (expected,)
-        # under the interpreter's checks: a wild store is masked off instead of writing into this process's heap
-        checks = RunOptions() if interpreter_active() and device == "cpu" else None
-        outs, _ = _Kernel(spec, c, device, checks).outputs(args)
-    except Exception as exc:  # the kernel's fault: nothing to decode
-        ev.arange.append(f"arange run raised {type(exc).__name__}")
+    # under the interpreter's checks where they apply: a wild store is masked off, not written into this process
+    ex = execute(spec, c, device, RunOptions(), baseline=False)
+    if ex.exception is not None:  # the kernel's fault (or the Spec's): nothing to decode
+        ev.arange.append(f"arange run raised {type(ex.exception).__name__}")
         return
-    for o, e in zip(outs, expected, strict=False):
+    for o, e in zip(ex.outputs, ex.expected, strict=False):
         a, x = o.detach().double().cpu(), e.detach().double().cpu()
         if a.shape != x.shape:
             continue

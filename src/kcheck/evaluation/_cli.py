@@ -10,7 +10,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import SpecError
+from .._device import enable_interpreter_if_no_gpu
+from .._errors import SpecError
+from ._isolate import evaluate
+from ._model import format_evaluation
 
 PASS, FAIL, USAGE = 0, 1, 4
 
@@ -57,9 +60,6 @@ def add_cli(subparsers: Any) -> None:
 
 def run_cli(args: argparse.Namespace) -> int:
     """Run ``kcheck eval``; returns the exit code (0 PASS, 1 FAIL, 4 usage)."""
-    from .. import enable_interpreter_if_no_gpu
-    from ._isolate import evaluate
-    from ._model import format_evaluation
 
     if args.json:
         out = Path(args.json)

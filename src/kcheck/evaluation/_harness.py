@@ -19,7 +19,8 @@ from typing import Any
 
 import torch
 
-from .. import PRECISIONS, SpecError
+from .._dtypes import PRECISIONS
+from .._errors import SpecError
 from ..compare import Comparison, compare, noop_guard, rms, rms_of_inputs, tolerance_for
 from ..run import PoisonAllocations, poison_, unwritten_mask
 from ._floor import count_flops, device_peak, floor_seconds

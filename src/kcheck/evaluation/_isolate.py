@@ -17,7 +17,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from .. import SpecError
+from .._errors import SpecError
 from ._harness import Options, evaluate_paths
 from ._model import Check, CheckKind, Evaluation, Outcome
 
@@ -39,7 +39,7 @@ def _child(conn: Connection, candidate: str, reference: str, options: dict[str, 
     fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 2)
     sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
-    from .. import enable_interpreter_if_no_gpu
+    from .._device import enable_interpreter_if_no_gpu
 
     enable_interpreter_if_no_gpu()
     try:

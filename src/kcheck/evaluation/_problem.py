@@ -27,7 +27,10 @@ from typing import Any
 
 import torch
 
-from .. import Spec, SpecError, matrix
+from .._check import matrix
+from .._errors import SpecError
+from .._spec import Spec
+from ..cases import make_args, upcast
 
 Inputs = list[Any]
 
@@ -214,7 +217,6 @@ def shape_variants(args: Inputs, limit: int = 4) -> list[Variant]:
 def problem_from_spec(spec: Spec, device: str, *, seeds: int, trials: int, tier: str = "quick") -> Problem:
     """A kcheck Spec as a problem: the nominal case's shape for the trials, the matrix's other shapes as variants
     (fp32 when the Spec allows it, else its first precision)."""
-    from ..cases import make_args, upcast
 
     if spec.outputs:
         raise SpecError("reference", spec.name, "a Spec with outputs= (the kernel writes buffers it is given) cannot "

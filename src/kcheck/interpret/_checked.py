@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from types import CodeType
+from types import CodeType, FrameType
 from typing import Any
 
 import numpy as np
@@ -99,7 +99,7 @@ class _Session:
             if self.executor is not None and hasattr(self.executor.fn, "__code__"):
                 codes.add(self.executor.fn.__code__)
             self._codes, self._codes_n = frozenset(codes), len(rewritten)
-        f = sys._getframe(2)
+        f: FrameType | None = sys._getframe(2)
         while f is not None:
             if f.f_code in self._codes:
                 return f.f_code.co_filename, f.f_lineno

@@ -66,7 +66,7 @@ def regions_of(named: Iterable[tuple[str, Any]], descriptor: type | None) -> Ite
         if isinstance(value, (tuple, list)):
             yield from regions_of(((f"{name}[{i}]", v) for i, v in enumerate(value)), descriptor)
         elif descriptor is not None and isinstance(value, descriptor):
-            yield from regions_of([(f"{name}.base", value.base)], descriptor)
+            yield from regions_of([(f"{name}.base", getattr(value, "base", None))], descriptor)
         else:
             r = tensor_region(name, value)
             if r is not None:

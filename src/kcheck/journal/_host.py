@@ -9,6 +9,7 @@ import torch
 
 from .._errors import SpecError
 from . import _layout as L
+from ._summary import DEFAULT_Z, summarize
 
 if TYPE_CHECKING:
     import pandas as pd  # type: ignore[import-untyped]
@@ -131,7 +132,6 @@ class Journal:
         """Per step: count, NaN/Inf, min/median/max, robust outliers, the blocks or warps missing; and the first
         step where a NaN/Inf or an outlier appears, with where. ``outlier_z``: the robust z-score past which a value
         is an outlier (default 7: docs/journal.md says why). See ``JournalSummary``."""
-        from ._summary import DEFAULT_Z, summarize
 
         return summarize(self, outlier_z=DEFAULT_Z if outlier_z is None else outlier_z)
 

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._errors import SpecError
+
 if TYPE_CHECKING:
     from ._host import Journal
 
@@ -195,7 +197,6 @@ def robust_z(values: np.ndarray) -> tuple[np.ndarray, float, float]:
 
 def summarize(journal: Journal, *, outlier_z: float = DEFAULT_Z) -> JournalSummary:
     """The summary of what ``journal`` holds (see ``JournalSummary``)."""
-    from .._errors import SpecError
 
     if not (isinstance(outlier_z, (int, float)) and math.isfinite(outlier_z) and outlier_z > 0):
         raise SpecError("outlier_z", outlier_z,

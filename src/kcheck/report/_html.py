@@ -15,14 +15,14 @@ import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._results import CaseResult, Report, SpecReport, Status
+from ._maps import maps_for_case
 from ._message import format_case, summarize_case
 
 if TYPE_CHECKING:
     from .._spec import Spec
-    from ..diagnose._causes import Diagnosis
 
 _STATUS_ORDER = (Status.PASSED, Status.FAILED, Status.ERROR, Status.CRASHED, Status.TIMEOUT, Status.UNTRUSTED,
                  Status.SKIPPED)
@@ -88,7 +88,7 @@ def _data_uri(path: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def _summary(report: Report, diagnoses: Mapping[str, Diagnosis]) -> list[str]:
+def _summary(report: Report, diagnoses: Mapping[str, Any]) -> list[str]:
     out = ["<table>", "<tr><th>Spec</th><th>framework</th><th>verdict</th>"]
     out += [f'<th class="num">{_e(st.value)}</th>' for st in _STATUS_ORDER]
     out.append('<th class="num">cases</th><th class="num">time (s)</th>' + ("<th>top cause</th>" if diagnoses else "")
@@ -115,7 +115,6 @@ def _maps_html(spec: Spec | None, res: CaseResult, work: Path) -> list[str]:
         return ['<p class="note">No error map: pass the Spec objects (<code>specs=</code>) to draw them.</p>']
     if res.status is not Status.FAILED or all(c.passed for c in res.comparisons):
         return []
-    from ._maps import maps_for_case
 
     try:
         paths = maps_for_case(spec, res.case, work, result=res)
@@ -131,7 +130,7 @@ def _maps_html(spec: Spec | None, res: CaseResult, work: Path) -> list[str]:
     return out
 
 
-def _spec_section(s: SpecReport, warnings: list[str], spec: Spec | None, diagnosis: Diagnosis | None,
+def _spec_section(s: SpecReport, warnings: list[str], spec: Spec | None, diagnosis: Any,
                   source: str | None, max_cases: int, maps_per_spec: int, maps: bool, work: Path) -> list[str]:
     verdict = s.verdict.value.upper()
     counts = ", ".join(f"{s.count(st)} {st.value}" for st in _STATUS_ORDER if s.count(st))
@@ -166,7 +165,7 @@ def _spec_section(s: SpecReport, warnings: list[str], spec: Spec | None, diagnos
     return out
 
 
-def _diagnosis_html(d: Diagnosis) -> list[str]:
+def _diagnosis_html(d: Any) -> list[str]:
     out = [f"<h3>Diagnosis</h3><p class=\"meta\">{'failed' if d.failed else 'did not fail'}; "
            f"{d.seconds:.1f} s of a {d.budget_seconds:.0f} s budget</p>"]
     if d.causes:
@@ -209,7 +208,7 @@ def _diagnosis_html(d: Diagnosis) -> list[str]:
 
 
 def write_html(report: Report, out_path: str | Path, *, specs: Mapping[str, Spec] | Sequence[Spec] | None = None,
-               diagnoses: Mapping[str, Diagnosis] | None = None, max_cases_per_spec: int = 5, maps: bool = True,
+               diagnoses: Mapping[str, Any] | None = None, max_cases_per_spec: int = 5, maps: bool = True,
                maps_per_spec: int = 3, source: str | None = None, title: str = "kcheck report") -> Path:
     """Write ``report`` as one self-contained HTML file at ``out_path`` and return its path.
 

@@ -17,6 +17,7 @@ matplotlib draws through its Agg canvas only (no pyplot, no display, the global 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Sequence
@@ -28,10 +29,9 @@ import torch
 
 from .._device import detect, enable_interpreter_if_no_gpu, interpreter_active
 from .._errors import EnvironmentProblem
-from ..cases import Case, index_range_problem, make_args, upcast
+from ..cases import Case
 from ..compare import Tolerance, expected_in, mismatch_mask, reduction_length, rms, tolerance_for
-from ..run._execute import RunOptions, _as_tuple, _Kernel
-from ..run._poison import AMBIGUOUS, unwritten_mask
+from ..run import AMBIGUOUS, RunOptions, cannot_run, execute, unwritten_mask
 
 if TYPE_CHECKING:
     from .._results import CaseResult
@@ -69,27 +69,18 @@ def case_tensors(spec: Spec, case: Case, device: str | None = None, *,
     kernel's dtype, so the poison of unwritten elements is still there; ``expected`` is float64. Names are those of
     the report ("output 0", ...). Raises ``EnvironmentProblem`` when the case cannot run on this machine.
     """
-    from ..backends import framework
-
     enable_interpreter_if_no_gpu()
-    kind = framework(spec.kernel)
-    dev = device or detect().device
-    why = case.skip or index_range_problem(spec, case)
-    if why:
-        raise EnvironmentProblem(f"{case.id} cannot run here: {why}")
-    if kind == "cuda" and dev != "cuda":
-        raise EnvironmentProblem(f"{case.id}: CUDA C kernels run on a GPU only")
-    if kind == "triton" and dev == "cpu" and not interpreter_active():
-        raise EnvironmentProblem("Triton kernels on the CPU need TRITON_INTERPRET=1 set before their module is "
-                                 "imported (kcheck.enable_interpreter_if_no_gpu() first thing)")
-    opts = options or RunOptions()
-    args = make_args(spec, case, dev)
-    with torch.no_grad():
-        expected = [e.to(torch.float64) for e in _as_tuple(spec.reference(*upcast(args)), "the reference")]
-    checks = opts if (opts.interpreter_checks and kind == "triton" and interpreter_active()) else None
-    outs, _masks = _Kernel(spec, case, dev, checks).outputs(args)
+    dev = detect()
+    if device is not None and device != dev.device:
+        dev = dataclasses.replace(dev, device=device, interpreter=device == "cpu" and interpreter_active())
+    skip = cannot_run(spec, case, dev)
+    if skip is not None:
+        raise EnvironmentProblem(f"{case.id} cannot run here: {skip[0]}")
+    ex = execute(spec, case, dev, options, baseline=False)
+    if ex.exception is not None:
+        raise ex.exception
     return [(f"output {i}", out.detach().cpu(), exp.detach().cpu())
-            for i, (out, exp) in enumerate(zip(outs, expected, strict=False))]
+            for i, (out, exp) in enumerate(zip(ex.outputs, ex.expected, strict=False))]
 
 
 def tile_of(case: Case) -> tuple[int, ...] | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 
-from .._results import CaseResult, Report, Status
+from .._results import CaseResult, ReasonKind, Report, Status, kind_of
 from ..compare import Comparison
 
 
@@ -101,7 +101,7 @@ def format_case(res: CaseResult, source: str | None = None) -> str:
             else:
                 lines += [f"{cmp.output}: " + "; ".join(cmp.reasons)]
             lines.append("")
-    other = [r for r in res.reasons if not r.startswith("output ")]
+    other = [r for r in res.reasons if kind_of(r) is not ReasonKind.MISMATCH]  # mismatches are shown above
     if res.noop:
         lines.append(f"No-op guard: {res.noop}; this check's tolerance cannot tell it from the reference")
     for r in other:
@@ -109,7 +109,7 @@ def format_case(res: CaseResult, source: str | None = None) -> str:
     if res.untrusted:
         lines.append(f"Untrusted: {res.untrusted}")
     for w in res.warnings:
-        if not (res.untrusted and w.startswith("not blamed")):
+        if kind_of(w) is not ReasonKind.UNTRUSTED:  # said on the "Untrusted:" line
             lines.append(f"Warning: {w}")
     if lines[-1] != "":
         lines.append("")

@@ -13,7 +13,7 @@ from rich.table import Table
 from .._results import CaseResult, Report, Status, Verdict
 from .._spec import Spec
 from ..cases import Case
-from ..sanitize._run import SanitizeReport
+from ..sanitize import SanitizeReport
 from ._message import format_case
 
 _VERDICT = {Verdict.PASSED: "[green]PASSED[/]", Verdict.FAILED: "[red]FAILED[/]", Verdict.NOT_RUN: "[yellow]NOT RUN[/]"}

@@ -1,6 +1,16 @@
-"""Run: execute cases with poisoned outputs, integrity checks and determinism (M5)."""
+"""Run: the one route that runs a case (``run_case`` = ``cannot_run``, ``execute``, ``judge``), in this process or
+in an isolated worker (``Isolated``), with time limits that know a slow case from a hung one (``Deadlines``).
 
-from ._execute import run_case
-from ._poison import PoisonAllocations, poison_, unwritten_mask
+``execute`` builds the inputs, runs the float64 reference and the kernel with poisoned outputs under the
+interpreter's checks where they apply, and returns an ``Execution``; ``judge`` compares it. Error maps, arange
+decoding, the sanitizer's worker and the debugger's probes all call ``execute`` or ``run_case``.
+"""
 
-__all__ = ["PoisonAllocations", "poison_", "run_case", "unwritten_mask"]
+from ._budget import Deadlines
+from ._execute import Execution, RunOptions, cannot_run, execute, interpreter_checks, judge, run_case
+from ._isolate import Isolated
+from ._poison import AMBIGUOUS, PoisonAllocations, poison_, unwritten_mask
+from ._resources import spec_resources
+
+__all__ = ["AMBIGUOUS", "Deadlines", "Execution", "Isolated", "PoisonAllocations", "RunOptions", "cannot_run",
+           "execute", "interpreter_checks", "judge", "poison_", "run_case", "spec_resources", "unwritten_mask"]

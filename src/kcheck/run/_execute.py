@@ -13,7 +13,7 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -21,12 +21,10 @@ import torch
 from .._device import DeviceInfo, interpreter_active
 from .._dtypes import PRECISIONS, ulp_spacing
 from .._findings import Finding, deduplicate
-from .._results import CaseResult, Determinism, PropertyOutcome, Status, Timing
+from .._results import CaseResult, Determinism, PropertyOutcome, Reason, ReasonKind, Status, Timing
 from .._spec import Spec, Tensor
-from ..backends import kernel_frame, synchronize, untrusted_error, untrusted_reason
-from ..cases import Case, SkipKind, index_range_problem, make_args, upcast
-from ..cases._inputs import shape_of
-from ..cases._matrix import SNAPSHOT_MAX_ELEMENTS
+from ..backends import Backend, backend_of, kernel_frame
+from ..cases import SNAPSHOT_MAX_ELEMENTS, Case, SkipKind, index_range_problem, make_args, shape_of, upcast
 from ..compare import (
     compare,
     expected_in,
@@ -37,6 +35,7 @@ from ..compare import (
     rms_of_inputs,
     tolerance_for,
 )
+from ..interpret import checked, gpu_semantics
 from ..properties import PropertyContext
 from ._poison import AMBIGUOUS, PoisonAllocations, poison_, unwritten_mask
 
@@ -78,7 +77,6 @@ def _quiet_interpreter() -> Iterator[None]:
     if not interpreter_active():
         yield
         return
-    from ..interpret import gpu_semantics
 
     with warnings.catch_warnings(), gpu_semantics():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -99,8 +97,12 @@ class _Kernel:
     """Calls the Spec's kernel with poisoned outputs, under the interpreter's checks when they apply, and accounts
     its time and findings."""
 
-    def __init__(self, spec: Spec, case: Case, device: str, checks: RunOptions | None = None) -> None:
+    def __init__(self, spec: Spec, case: Case, device: str, checks: RunOptions | None = None,
+                 backend: Backend | None = None, *, poison: bool = True,
+                 wrap: Callable[[Callable[[], Any]], Callable[[], Any]] | None = None) -> None:
         self.spec, self.case, self.device = spec, case, device
+        self.backend = backend or backend_of(spec.kernel)
+        self.poison, self.wrap = poison, wrap
         self.seconds = 0.0
         self.checks = checks  # None: no interpreter checks (a GPU, a torch kernel, or turned off)
         self.findings: list[Finding] = []
@@ -111,7 +113,6 @@ class _Kernel:
             if self.checks is None:
                 yield
                 return
-            from ..interpret import checked
 
             with checked(order=self.checks.order, seed=self.case.seed, benign=self.spec.benign) as report:
                 yield
@@ -120,9 +121,11 @@ class _Kernel:
     def _timed(self, call: Callable[[], Any]) -> Any:
         """Run the kernel call (under the interpreter's checks when they apply), wait for it, account its time."""
         t0 = time.perf_counter()
+        if self.wrap is not None:
+            call = self.wrap(call)
         with self._call():
             ret = call()
-        synchronize(self.device)
+        self.backend.synchronize(self.device)
         self.seconds += time.perf_counter() - t0
         return ret
 
@@ -136,14 +139,14 @@ class _Kernel:
             for t in spec.outputs:
                 assert isinstance(t, Tensor)
                 buf = torch.empty(shape_of(t.dims, case.sizes), dtype=t.dtype or storage, device=self.device)
-                outs.append(buf.zero_() if t.pattern == "zeros" else poison_(buf))
+                outs.append(buf.zero_() if t.pattern == "zeros" else poison_(buf) if self.poison else buf)
             self._timed(lambda: spec.kernel(*args, *outs, **config))
-            masks = [None if (t.pattern == "zeros") else unwritten_mask(o) for t, o in zip(spec.outputs, outs,
-                                                                                        strict=True)]
+            masks = [None if (t.pattern == "zeros" or not self.poison) else unwritten_mask(o)
+                     for t, o in zip(spec.outputs, outs, strict=True)]
         else:
-            with PoisonAllocations():
+            with PoisonAllocations() if self.poison else contextlib.nullcontext():
                 outs = list(_as_tuple(self._timed(lambda: spec.kernel(*args, **config)), "the kernel"))
-            masks = [unwritten_mask(o) for o in outs]
+            masks = [unwritten_mask(o) if self.poison else None for o in outs]
         masks = [None if (m is None or o.dtype in AMBIGUOUS) else m for m, o in zip(masks, outs, strict=True)]
         return outs, masks
 
@@ -188,91 +191,153 @@ def _names(spec: Spec) -> list[str]:
     return [getattr(inp, "name", None) or f"input {i}" for i, inp in enumerate(spec.inputs)]
 
 
-def run_case(spec: Spec, case: Case, device: DeviceInfo, framework: str,
-             options: RunOptions | None = None) -> CaseResult:
-    """Run ``case`` of ``spec`` on ``device`` and judge it. Never raises for the kernel's faults."""
-    t_start = time.perf_counter()
-    timing = Timing()
-    result = CaseResult(case, Status.PASSED, timing=timing)
-    case_skip, kind = case.skip, case.skip_kind or SkipKind.DEVICE
-    if case_skip is None and (problem := index_range_problem(spec, case)):
-        case_skip, kind = problem, SkipKind.SPEC
-    if not case_skip and framework == "cuda" and not device.is_gpu:
-        case_skip, kind = "CUDA C kernels run on a GPU only; here their source is compiled for sm_90 and checked", \
-            SkipKind.DEVICE
-    if case_skip:
-        result.status, result.reasons, result.skip_kind = Status.SKIPPED, [case_skip], kind
-        return result
-    try:
-        _run(spec, case, device, framework, result, options or RunOptions())
-    finally:
-        timing.total = time.perf_counter() - t_start
-    return result
+@dataclass
+class Execution:
+    """One run of a case: the inputs, the float64 reference, the kernel's outputs under poison, and what the
+    interpreter's checks found. ``failure`` says which stage raised (the inputs, the reference, the kernel) and
+    ``exception`` is what it raised; the later fields are empty then. ``judge`` turns it into a CaseResult."""
+
+    spec: Spec
+    case: Case
+    device: DeviceInfo
+    backend: Backend
+    args: list[Any] = field(default_factory=list)  # as the kernel left them (an in-place kernel writes here)
+    inputs_before: list[Any] = field(default_factory=list)  # the inputs before any call
+    pristine: dict[int, torch.Tensor] = field(default_factory=dict)  # copies of the inputs the kernel mutates
+    expected: list[torch.Tensor] = field(default_factory=list)  # float64
+    ref_floating: list[bool] = field(default_factory=list)
+    baselines: list[torch.Tensor] | None = None  # the reference in the case's own precision
+    outputs: list[torch.Tensor] = field(default_factory=list)
+    masks: list[torch.Tensor | None] = field(default_factory=list)  # per output: where poison is left (None: unknown)
+    snapshot: dict[int, Any] = field(default_factory=dict)  # the inputs that must not change, before the call
+    findings: list[Finding] = field(default_factory=list)
+    failure: ReasonKind | None = None
+    exception: BaseException | None = None
+    warnings: list[str] = field(default_factory=list)
+    timing: Timing = field(default_factory=Timing)
+    kernel: _Kernel | None = None  # calls the kernel again (repeats, properties)
 
 
-def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: CaseResult,
-         options: RunOptions) -> None:
+def interpreter_checks(options: RunOptions, backend: Backend, device: DeviceInfo) -> RunOptions | None:
+    """The one rule for the interpreter's checks: asked for, and the kernel runs in Triton's interpreter here."""
+    return options if options.interpreter_checks and backend.interpreted(device) else None
+
+
+def cannot_run(spec: Spec, case: Case, device: DeviceInfo,
+               backend: Backend | None = None) -> tuple[str, SkipKind] | None:
+    """Why ``case`` cannot run here and what kind of skip it is, or None."""
+    if case.skip:
+        return case.skip, case.skip_kind or SkipKind.DEVICE
+    if problem := index_range_problem(spec, case):
+        return problem, SkipKind.SPEC
+    if why := (backend or backend_of(spec.kernel)).cannot_run(device):
+        return why, SkipKind.DEVICE
+    return None
+
+
+def execute(spec: Spec, case: Case, device: DeviceInfo, options: RunOptions | None = None, *,
+            reference: bool = True, baseline: bool = True, poison: bool = True,
+            wrap: Callable[[Callable[[], Any]], Callable[[], Any]] | None = None) -> Execution:
+    """Build ``case``'s inputs, run the reference on their float64 upcast (``reference``) and in the case's own
+    precision (``baseline``, where the Spec has one), then the kernel with poisoned outputs (``poison=False``:
+    plain ``torch.empty``, for initcheck), under the interpreter's checks where they apply; ``wrap`` wraps the
+    kernel call (the sanitizer names each case's frame). Never raises for the Spec's or the kernel's faults: they
+    are in ``failure``/``exception``. The caller checks ``cannot_run`` first."""
+    backend = backend_of(spec.kernel)
+    ex = Execution(spec, case, device, backend)
     dev = device.device
-    timing = result.timing
     try:
-        args = make_args(spec, case, dev)
+        ex.args = make_args(spec, case, dev)
     except Exception as exc:
-        result.status, result.reasons = Status.ERROR, [f"building the inputs raised {_short_traceback(exc)}"]
-        return
-    t0 = time.perf_counter()
-    try:
-        with torch.no_grad():
-            raw = _as_tuple(spec.reference(*upcast(args)), "the reference")
-            ref_floating = [e.is_floating_point() for e in raw]
-            expected = [e.to(torch.float64) for e in raw]
-            del raw
-    except Exception as exc:
-        result.status, result.reasons = Status.ERROR, [f"the reference raised {_short_traceback(exc)}"]
-        return
-    timing.reference = time.perf_counter() - t0
-    pristine = {i: a.clone() for i, a in enumerate(args) if getattr(spec.inputs[i], "mutated", False)
-                and isinstance(a, torch.Tensor)}
-    # the inputs as they were before any call: an in-place kernel writes into ``args``
-    inputs_before = [pristine.get(i, a) for i, a in enumerate(args)]
-    baselines: list[torch.Tensor] | None = None
-    if spec.baseline is not False and case.precision in _BASELINE_REQUIRED | _BASELINE_ALLOWANCE:
+        ex.failure, ex.exception = ReasonKind.INPUTS_RAISED, exc
+        return ex
+    if reference:
+        t0 = time.perf_counter()
+        try:
+            with torch.no_grad():
+                raw = _as_tuple(spec.reference(*upcast(ex.args)), "the reference")
+                ex.ref_floating = [e.is_floating_point() for e in raw]
+                ex.expected = [e.to(torch.float64) for e in raw]
+                del raw
+        except Exception as exc:
+            ex.failure, ex.exception = ReasonKind.REFERENCE_RAISED, exc
+            return ex
+        ex.timing.reference = time.perf_counter() - t0
+    ex.pristine = {i: a.clone() for i, a in enumerate(ex.args) if getattr(spec.inputs[i], "mutated", False)
+                   and isinstance(a, torch.Tensor)}
+    ex.inputs_before = [ex.pristine.get(i, a) for i, a in enumerate(ex.args)]
+    if baseline and spec.baseline is not False and case.precision in _BASELINE_REQUIRED | _BASELINE_ALLOWANCE:
         fn = spec.reference if spec.baseline is True else spec.baseline
         t0 = time.perf_counter()
         try:
             with torch.no_grad():
-                b_args = [a.clone() if i in pristine else a for i, a in enumerate(inputs_before)]
-                baselines = list(_as_tuple(fn(*b_args), "the baseline"))  # type: ignore[operator]
+                b_args = [a.clone() if i in ex.pristine else a for i, a in enumerate(ex.inputs_before)]
+                ex.baselines = list(_as_tuple(fn(*b_args), "the baseline"))  # type: ignore[operator]
         except Exception as exc:  # e.g. an op with no kernel for this dtype on this device
-            result.warnings.append(f"no same-precision baseline ({_short_traceback(exc)}); table tolerance only")
-        timing.baseline = time.perf_counter() - t0
-    snapshot = {i: _snapshot(a) for i, a in enumerate(args) if isinstance(a, torch.Tensor)
-                and not getattr(spec.inputs[i], "mutated", False)}
-    checks = options if (options.interpreter_checks and framework == "triton" and device.interpreter) else None
-    kernel = _Kernel(spec, case, dev, checks)
+            ex.warnings.append(Reason(f"no same-precision baseline ({_short_traceback(exc)}); table tolerance only",
+                                      ReasonKind.NO_BASELINE))
+        ex.timing.baseline = time.perf_counter() - t0
+    ex.snapshot = {i: _snapshot(a) for i, a in enumerate(ex.args) if isinstance(a, torch.Tensor)
+                   and not getattr(spec.inputs[i], "mutated", False)}
+    ex.kernel = _Kernel(spec, case, dev, interpreter_checks(options or RunOptions(), backend, device), backend,
+                        poison=poison, wrap=wrap)
     try:
-        outs, masks = kernel.outputs(args)
+        ex.outputs, ex.masks = ex.kernel.outputs(ex.args)
     except Exception as exc:
-        timing.kernel = kernel.seconds
-        result.findings = deduplicate(kernel.findings)
-        result.status, result.reasons = Status.ERROR, [f"the kernel raised {_short_traceback(exc)}"]
-        limitation = untrusted_error(framework, exc, device)
-        if limitation:
-            _untrust(result, limitation)
-        else:
-            _maybe_untrust(result, framework, case, device)
-        return
+        ex.failure, ex.exception = ReasonKind.KERNEL_RAISED, exc
+    ex.timing.kernel = ex.kernel.seconds
+    ex.findings = deduplicate(ex.kernel.findings)
+    return ex
+
+
+def run_case(spec: Spec, case: Case, device: DeviceInfo, options: RunOptions | None = None) -> CaseResult:
+    """Run ``case`` of ``spec`` on ``device`` and judge it: the one route every caller takes. Never raises for the
+    kernel's faults."""
+    t_start = time.perf_counter()
+    skip = cannot_run(spec, case, device)
+    if skip is not None:
+        return CaseResult(case, Status.SKIPPED, reasons=[Reason(skip[0], ReasonKind.SKIP)], skip_kind=skip[1])
+    ex = execute(spec, case, device, options)
+    try:
+        return judge(ex)
+    finally:
+        ex.timing.total = time.perf_counter() - t_start
+
+
+_STAGE = {ReasonKind.INPUTS_RAISED: "building the inputs raised", ReasonKind.REFERENCE_RAISED: "the reference raised",
+          ReasonKind.KERNEL_RAISED: "the kernel raised"}
+
+
+def judge(ex: Execution) -> CaseResult:
+    """The verdict of an execution: each output compared under its tolerance (and baseline), the no-op guard, the
+    inputs checked for changes, then repeat runs for determinism and the properties."""
+    spec, case, device, backend = ex.spec, ex.case, ex.device, ex.backend
+    result = CaseResult(case, Status.PASSED, timing=ex.timing, findings=ex.findings)
+    result.warnings += ex.warnings
+    if ex.failure is not None:
+        assert ex.exception is not None
+        result.status = Status.ERROR
+        result.reasons = [Reason(f"{_STAGE[ex.failure]} {_short_traceback(ex.exception)}", ex.failure)]
+        if ex.failure is ReasonKind.KERNEL_RAISED:
+            limitation = backend.untrusted_error(ex.exception, device)
+            _maybe_untrust(result, backend, case, device, limitation)
+        return result
+    assert ex.kernel is not None
+    outs, masks, expected, args = ex.outputs, ex.masks, ex.expected, ex.args
     n = reduction_length(tuple(spec.reduce), case.sizes)
     names = [f"output {i}" for i in range(len(outs))]
     if len(outs) != len(expected):
         result.status = Status.FAILED
-        result.reasons.append(f"the kernel returned {len(outs)} outputs, the reference {len(expected)}")
+        result.reasons.append(Reason(f"the kernel returned {len(outs)} outputs, the reference {len(expected)}",
+                                     ReasonKind.OUTPUT_COUNT))
+    inputs_before = ex.inputs_before
     input_scale = _Lazy(lambda: rms_of_inputs(inputs_before))
     for i, (out, exp) in enumerate(zip(outs, expected, strict=False)):
         exp = exp.to(out.device)
         scale = rms(exp)
         tol = tolerance_for(case.precision, out.dtype, n, scale, rtol=spec.rtol, atol=spec.atol,
                             input_scale=input_scale)
-        base = baselines[i] if baselines is not None and i < len(baselines) else None
+        base = ex.baselines[i] if ex.baselines is not None and i < len(ex.baselines) else None
         if base is not None and base.shape != out.shape:
             base = None
         cmp = compare(names[i], out, exp, tol, unwritten=masks[i], baseline=base,
@@ -281,16 +346,17 @@ def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: Cas
                       accumulate=math.sqrt(n) * PRECISIONS[case.precision].accumulate_eps,
                       input_scale=input_scale() if scale == 0 else 0.0)
         result.comparisons.append(cmp)
-        wrong_dtype = _dtype_problem(spec, case, i, out, ref_floating[i])
+        wrong_dtype = _dtype_problem(spec, case, i, out, ex.ref_floating[i])
         if wrong_dtype:
             cmp.passed = False
             cmp.reasons.insert(0, wrong_dtype)
         if cmp.baseline is not None and cmp.baseline.forgave:
             b = cmp.baseline
-            result.warnings.append(
+            result.warnings.append(Reason(
                 f"{names[i]}: ill-conditioned case: the framework's own {case.precision} result fails this "
                 f"tolerance too ({b.baseline_mismatches} elements, max error {b.baseline_max_abs:.3g}); the "
-                f"kernel's {b.kernel_max_abs:.3g} is within {b.factor:g}x of it, so its mismatches are forgiven")
+                f"kernel's {b.kernel_max_abs:.3g} is within {b.factor:g}x of it, so its mismatches are forgiven",
+                ReasonKind.ILL_CONDITIONED))
         verdict = noop_guard(out, exp, tol, inputs_before)
         result.weak += [f"{names[i]}: {w}" for w in verdict.weak]
         if verdict.caught and result.noop is None:
@@ -298,23 +364,24 @@ def _run(spec: Spec, case: Case, device: DeviceInfo, framework: str, result: Cas
             cmp.passed = False
             cmp.reasons.append(f"no-op: the output is exactly {verdict.caught}, which this tolerance cannot tell "
                                "from the reference; the kernel did not compute it")
-    for i, before in snapshot.items():
+    for i, before in ex.snapshot.items():
         what = _changed(before, args[i])
         if what:
             result.mutated_inputs.append(f"{_names(spec)[i]} ({what})")
-    if pristine:  # in-place kernels: repeats and properties start from the same inputs
+    if ex.pristine:  # in-place kernels: repeats and properties start from the same inputs
         outs = [o.clone() for o in outs]  # an output may be the mutated input itself
-        for i, copy in pristine.items():
+        for i, copy in ex.pristine.items():
             args[i].copy_(copy)
     if case.repeats:
-        _determinism(kernel, args, outs, expected, result, case.repeats, pristine)
+        _determinism(ex.kernel, args, outs, expected, result, case.repeats, ex.pristine)
     if case.properties and spec.properties:
-        _properties(spec, case, kernel, args, n, result)
-    timing.kernel = kernel.seconds
-    result.findings = deduplicate(kernel.findings)
+        _properties(spec, case, ex.kernel, args, n, result)
+    ex.timing.kernel = ex.kernel.seconds
+    result.findings = deduplicate(ex.kernel.findings)
     _judge(result)
     if result.status is Status.FAILED:
-        _maybe_untrust(result, framework, case, device)
+        _maybe_untrust(result, backend, case, device)
+    return result
 
 
 def _determinism(kernel: _Kernel, args: Sequence[Any], outs: list[torch.Tensor], expected: list[torch.Tensor],
@@ -341,8 +408,8 @@ def _determinism(kernel: _Kernel, args: Sequence[Any], outs: list[torch.Tensor],
                     max_ulp = max(max_ulp, float((diff / ulp_spacing(f, first.dtype)).max()))
     result.determinism = Determinism(repeats + 1, differing, max_abs, max_ulp)
     if differing:
-        result.warnings.append(f"not deterministic: {differing} elements differ between runs on the same inputs "
-                               f"(max {max_abs:.3g}, {max_ulp:.3g} ulp)")
+        result.warnings.append(Reason(f"not deterministic: {differing} elements differ between runs on the same "
+                                      f"inputs (max {max_abs:.3g}, {max_ulp:.3g} ulp)", ReasonKind.NOT_DETERMINISTIC))
         # a repeat that is wrong is a failure of the kernel like the first run's
         for i, (second, exp) in enumerate(zip(again, expected, strict=False)):
             cmp = result.comparisons[i] if i < len(result.comparisons) else None
@@ -370,29 +437,28 @@ def _properties(spec: Spec, case: Case, kernel: _Kernel, args: list[Any], n: int
 
 
 def _judge(result: CaseResult) -> None:
-    reasons = [f.describe() for f in result.findings]
+    reasons = [Reason(f.describe(), ReasonKind.FINDING) for f in result.findings]
     for cmp in result.comparisons:
-        reasons += [f"{cmp.output}: {r}" for r in cmp.reasons]
+        reasons += [Reason(f"{cmp.output}: {r}", ReasonKind.MISMATCH) for r in cmp.reasons]
     if result.mutated_inputs:
-        reasons.append("the kernel changed its inputs: " + ", ".join(result.mutated_inputs))
+        reasons.append(Reason("the kernel changed its inputs: " + ", ".join(result.mutated_inputs),
+                              ReasonKind.MUTATED_INPUT))
     for p in result.properties:
         if not p.passed:
-            reasons.append(f"property '{p.name}' does not hold: {p.message}")
+            reasons.append(Reason(f"property '{p.name}' does not hold: {p.message}", ReasonKind.PROPERTY))
     result.reasons += reasons
     if result.reasons:
         result.status = Status.FAILED
 
 
-def _maybe_untrust(result: CaseResult, framework: str, case: Case, device: DeviceInfo) -> None:
-    why = untrusted_reason(framework, case.precision, device)
+def _maybe_untrust(result: CaseResult, backend: Backend, case: Case, device: DeviceInfo,
+                   why: str | None = None) -> None:
+    why = why or backend.untrusted_precision(case.precision, device)
     if why:
-        _untrust(result, why)
-
-
-def _untrust(result: CaseResult, why: str) -> None:
-    result.untrusted = why
-    result.status = Status.UNTRUSTED
-    result.warnings.append(f"not blamed on the kernel: {why}; check this case on a GPU")
+        result.untrusted = why
+        result.status = Status.UNTRUSTED
+        result.warnings.append(Reason(f"not blamed on the kernel: {why}; check this case on a GPU",
+                                      ReasonKind.UNTRUSTED))
 
 
 class _Lazy:

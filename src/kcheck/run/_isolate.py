@@ -23,53 +23,13 @@ import sys
 import tempfile
 import time
 import traceback
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any
 
-from .._results import CaseResult, Status
-from .._spec import Spec
+from .._discover import SpecRef, find_spec
+from .._results import CaseResult, Reason, ReasonKind, Status
 from ..cases import Case
 from ._execute import RunOptions
-
-
-@dataclass(frozen=True)
-class SpecRef:
-    """Where a worker finds a Spec: the file of the module that holds it, and its name."""
-
-    path: str
-    name: str
-
-
-def locate(spec: Spec) -> SpecRef | None:
-    """The module-level home of ``spec``, or None (a Spec built inside a function cannot be re-imported)."""
-    for module in list(sys.modules.values()):
-        path = getattr(module, "__file__", None)
-        if not path or not path.endswith(".py"):
-            continue
-        try:
-            values = list(vars(module).values())
-        except TypeError:
-            continue
-        if any(v is spec for v in values):
-            return SpecRef(os.path.abspath(path), spec.name)
-    return None
-
-
-def _find_spec(ref: SpecRef) -> Spec:
-    from .._discover import load_module
-
-    module = load_module(Path(ref.path), import_timeout=None)  # the case's own limit bounds the worker
-    for value in vars(module).values():
-        if isinstance(value, Spec) and value.name == ref.name:
-            variant = getattr(ref, "variant", None)  # the debugger's probes: a described change of the Spec
-            if variant is not None:
-                from ..diagnose._probe import apply_variant
-
-                return apply_variant(value, variant)
-            return value
-    raise LookupError(f"no Spec named {ref.name!r} in {ref.path}")
 
 
 def _cuda_broken() -> str | None:
@@ -111,7 +71,6 @@ def _serve(conn: Connection, stderr_path: str) -> None:
     os.dup2(fd, 2)
     sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
     from .._device import detect
-    from ..backends import framework
     from ._execute import run_case
 
     device = detect()
@@ -128,8 +87,8 @@ def _serve(conn: Connection, stderr_path: str) -> None:
             continue
         _, ref, case, options = msg
         try:
-            spec = _find_spec(ref)
-            result = run_case(spec, case, device, framework(spec.kernel), options)
+            spec = find_spec(ref)
+            result = run_case(spec, case, device, options)
         except Exception:
             conn.send(("error", traceback.format_exc(limit=3)))
             continue
@@ -139,7 +98,7 @@ def _serve(conn: Connection, stderr_path: str) -> None:
         broken = _cuda_broken()
         if broken:
             result.status = Status.CRASHED
-            result.reasons.insert(0, f"crashed: {broken}")
+            result.reasons.insert(0, Reason(f"crashed: {broken}", ReasonKind.CRASHED))
             conn.send(("result", result))
             return  # the context is poisoned: every later CUDA call would fail; a fresh worker takes over
         conn.send(("result", result))
@@ -156,10 +115,10 @@ class _NoWorker(Exception):
 
 def _resources(ref: SpecRef) -> tuple[str, Any]:
     """The resource report of a Spec's kernels, learned in the worker (it launches the kernel once)."""
-    from .._resources import spec_resources
+    from ._resources import spec_resources
 
     try:
-        return "result", spec_resources(_find_spec(ref))
+        return "result", spec_resources(find_spec(ref))
     except Exception as exc:
         return "error", f"{type(exc).__name__}: {exc}"
     except SystemExit as exc:
@@ -325,7 +284,10 @@ def _exit_reason(code: int | None) -> str:
     return f"the worker exited with status {code}"
 
 
+_KINDS = {Status.CRASHED: ReasonKind.CRASHED, Status.TIMEOUT: ReasonKind.TIMEOUT, Status.ERROR: ReasonKind.WORKER}
+
+
 def _synthetic(case: Case, status: Status, reason: str, t0: float) -> CaseResult:
-    res = CaseResult(case, status, reasons=[reason])
+    res = CaseResult(case, status, reasons=[Reason(reason, _KINDS[status])])
     res.timing.total = time.perf_counter() - t0
     return res

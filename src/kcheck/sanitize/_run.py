@@ -28,10 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._device import DeviceInfo, detect
+from .._discover import locate
+from .._errors import SpecError
 from .._findings import Finding, deduplicate
 from .._spec import Spec
 from ..cases import Case, build_matrix
-from ..run._isolate import locate
 from ._parse import Frame, case_index, parse_text, parse_xml
 from ._worker import MARK
 
@@ -237,7 +238,6 @@ def sanitize(
     The tools' processes run side by side (``jobs`` at a time, default all of them): each is bound by the CPU side
     of its instrumentation, so on one GPU four tools together take about the wall time of the slowest one.
     """
-    from .._errors import SpecError
 
     for t in tools:
         if t not in TOOLS:

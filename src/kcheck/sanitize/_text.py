@@ -323,21 +323,21 @@ def _text_block(block: _Block, col: _Collector) -> None:
             accesses.append(
                 Access(thread=_xyz(t.group(2)), block=blk, file=f, line=ln, direction=_direction(t.group(1)))
             )
-        source = accesses[0] if accesses else None
-        destination = accesses[1] if len(accesses) > 1 else None
+        first: Access | None = accesses[0] if accesses else None
+        second: Access | None = accesses[1] if len(accesses) > 1 else None
         finding = Finding(
             tool=tool,
             kind=_race_kind(m.group(2), None, None),
             severity=m.group(1).lower(),
             message=header.rstrip(" :"),
             kernel=race_kernel,
-            file=source.file if source else None,
-            line=source.line if source else None,
+            file=first.file if first else None,
+            line=first.line if first else None,
             block=blk,
             address=_int(m.group(4)),
             space=_space(m.group(3)),
-            source=source,
-            destination=destination,
+            source=first,
+            destination=second,
         )
     elif _BARRIER.match(header):
         finding = Finding(

@@ -12,13 +12,11 @@ if the process dies.
 
 from __future__ import annotations
 
+import functools
 import sys
 import traceback
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
-
-import torch
 
 #: Printed to stdout around each case; compute-sanitizer prints its text records to the same stdout, in order, so
 #: records that carry no host backtrace (racecheck's analysis summaries) are tied to the case they fall inside.
@@ -31,10 +29,14 @@ def _named(name: str, fn: Callable[[], Any]) -> Callable[[], Any]:
 
     code = runner.__code__.replace(co_name=name)
     if hasattr(code, "co_qualname"):
-        code = code.replace(co_qualname=name)
+        code = code.replace(co_qualname=name)  # type: ignore[call-arg]  # Python 3.11+
     runner.__code__ = code
     runner.__name__ = runner.__qualname__ = name
     return runner
+
+
+def _wrap(name: str, call: Callable[[], Any]) -> Callable[[], Any]:
+    return _named(name, call)
 
 
 def _disable_pools() -> None:
@@ -45,19 +47,13 @@ def _disable_pools() -> None:
 
 def main(argv: list[str]) -> int:
     manifest, path, spec_name, *ids = argv
-    from .._device import enable_interpreter_if_no_gpu
-    from .._discover import load_module
-    from .._spec import Spec, Tensor
-    from ..cases import build_matrix, make_args
-    from ..cases._inputs import shape_of
-    from ..cases._matrix import case_from_id
+    from .._device import detect, enable_interpreter_if_no_gpu
+    from .._discover import SpecRef, find_spec
+    from ..cases import build_matrix, case_from_id
+    from ..run import RunOptions, execute
 
     enable_interpreter_if_no_gpu()
-    module = load_module(Path(path))
-    spec = next(v for v in vars(module).values() if isinstance(v, Spec) and v.name == spec_name)
-    from .._device import detect
-    from .._dtypes import PRECISIONS
-
+    spec = find_spec(SpecRef(path, spec_name))
     device = detect()
     by_id = {c.id: c for c in build_matrix(spec, device)}
     _disable_pools()
@@ -65,29 +61,14 @@ def main(argv: list[str]) -> int:
         for i, case_id in enumerate(ids):
             case = by_id.get(case_id) or case_from_id(spec, case_id)  # a probe's case: not in the matrix
             print(f"{MARK} begin {i}", flush=True)
-            try:
-                args = make_args(spec, case, device.device)
-                outs = []
-                for t in spec.outputs or ():
-                    assert isinstance(t, Tensor)
-                    outs.append(
-                        torch.empty(
-                            shape_of(t.dims, case.sizes),
-                            dtype=t.dtype or PRECISIONS[case.precision].storage,
-                            device=device.device,
-                        )
-                    )
-
-                def call(args: list[Any] = args, outs: list[Any] = outs, case: Any = case) -> Any:
-                    return spec.kernel(*args, *outs, **case.config_dict)
-
-                _named(f"kcheck_case_{i}", call)()
-                if device.is_gpu:
-                    torch.cuda.synchronize()
+            ex = execute(spec, case, device, RunOptions(interpreter_checks=False), reference=False, baseline=False,
+                         poison=False, wrap=functools.partial(_wrap, f"kcheck_case_{i}"))
+            if ex.exception is None:
                 status = "ok"
-            except Exception as exc:
+            else:
+                exc = ex.exception
                 status = "error: " + (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-                traceback.print_exc(limit=2)
+                traceback.print_exception(type(exc), exc, exc.__traceback__, limit=2)
             print(f"{MARK} end {i}", flush=True)
             log.write(f"{i}\t{case_id}\t{status}\n")
     return 0

@@ -50,7 +50,7 @@ def _parse_xml(text: str, tool: str) -> SanitizerRun:
         col.note("the XML has a DOCTYPE or an entity declaration, which compute-sanitizer never writes: refused")
         return col.finish()
 
-    parser = ET.XMLPullParser(events=("start", "end"))
+    parser: ET.XMLPullParser = ET.XMLPullParser(events=("start", "end"))
     depth = 0
     closed = False
     root_ok = False
@@ -87,13 +87,13 @@ def _parse_xml(text: str, tool: str) -> SanitizerRun:
     try:
         for chunk in data.splitlines(keepends=True):
             parser.feed(chunk)
-            consume(parser.read_events())
+            consume(parser.read_events())  # type: ignore[arg-type]  # events=("start", "end"): (str, Element)
     except (ET.ParseError, ValueError, LookupError) as exc:
         error = f"the XML is malformed ({exc})"
     if error is None:
         try:
             parser.close()
-            consume(parser.read_events())
+            consume(parser.read_events())  # type: ignore[arg-type]
         except (ET.ParseError, ValueError, LookupError) as exc:
             error = f"the XML ends early ({exc}): the sanitizer was killed, or the file was cut"
     if error is not None:

@@ -1,0 +1,133 @@
+"""What kcheck asks of a kernel framework, answered by one object per framework.
+
+A ``Backend`` recognizes the kernels of its framework (a launcher is recognized by the kernels its globals and
+closure hold), says whether this machine can run them and why not, whether Triton-style interpreter checks apply,
+which failures cannot be blamed on the kernel here, how to wait for queued work, what the compiled kernels use
+(registers, spills, shared memory) and their names for the static checks. The rest of kcheck asks
+``backend_of(kernel)`` and never compares a framework's name.
+
+Adding a framework: write one module in this package with a ``Backend`` subclass and register an instance with
+``register`` (see ``_numba.py`` for a complete example); nothing outside ``backends/`` changes.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from .._device import on_prepare
+
+if TYPE_CHECKING:
+    from .._device import DeviceInfo
+
+
+def referenced(fn: Any) -> Iterator[Any]:
+    """The objects a launcher refers to: itself, then the globals its code names and its closure's cells."""
+    yield fn
+    target = inspect.unwrap(fn) if callable(fn) else fn
+    if target is not fn:  # a wrapper (functools.wraps) of a kernel or launcher
+        yield target
+    glb = getattr(target, "__globals__", None) or {}
+    code = getattr(target, "__code__", None)
+    for name in code.co_names if code is not None else ():
+        if name in glb:
+            yield glb[name]
+    for cell in getattr(target, "__closure__", None) or ():
+        try:
+            yield cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+
+
+class Backend:
+    """One kernel framework. Subclasses override what differs from a plain PyTorch callable."""
+
+    #: The framework's name, as reports and JSON show it.
+    name = "torch"
+
+    def kernels(self, fn: Any) -> list[Any]:
+        """The kernels of this framework that ``fn`` (a launcher, or a kernel itself) launches."""
+        return []
+
+    def recognizes(self, fn: Any) -> bool:
+        return bool(self.kernels(fn))
+
+    def prepare_environment(self, gpu: bool) -> None:
+        """Set what must be set before the user's modules import (an interpreter or a simulator on a CPU)."""
+
+    def cannot_run(self, device: DeviceInfo) -> str | None:
+        """Why this device cannot run the framework's kernels (their cases are skipped with it), or None."""
+        return None
+
+    def interpreted(self, device: DeviceInfo) -> bool:
+        """Whether kernels run in Triton's interpreter here, where kcheck checks every access and finds races."""
+        return False
+
+    def spec_problem(self, kernel: Any) -> str | None:
+        """What is wrong with ``kernel`` given as a Spec's kernel (a raw kernel that needs a grid), or None."""
+        return None
+
+    def untrusted_precision(self, precision: str, device: DeviceInfo) -> str | None:
+        """Why a failing case in this storage precision cannot be blamed on the kernel here, or None."""
+        return None
+
+    def untrusted_error(self, exc: BaseException, device: DeviceInfo) -> str | None:
+        """Why this exception the kernel raised cannot be blamed on the kernel here, or None."""
+        return None
+
+    def synchronize(self, device: str) -> None:
+        """Wait for queued device work, so timings and results are final."""
+        if device == "cuda":
+            torch.cuda.synchronize()
+
+    def resources(self, kernel: Any, launch: Callable[[], Any], arch: int) -> list[Any]:
+        """Registers, spills, shared memory and stack (``Resources``) of the kernels ``kernel`` launches, compiled
+        for sm_``arch``; ``launch()`` runs it once on a nominal case where the figures need a launch. [] if none."""
+        return []
+
+    def kernel_names(self, fn: Any) -> set[str]:
+        """The names of the kernels ``fn`` launches, as the static checks and the sanitizer name them."""
+        return set()
+
+    def shares_memory(self, fn: Any) -> bool:
+        """Whether the kernels share memory between threads of a block (a missing barrier can race there)."""
+        return False
+
+
+_REGISTRY: list[Backend] = []
+_PLAIN = Backend()
+
+
+def register(backend: Backend) -> Backend:
+    """Add a backend; the first registered one that recognizes a kernel is its backend."""
+    if any(b.name == backend.name for b in _REGISTRY):
+        raise ValueError(f"a backend named {backend.name!r} is already registered")
+    _REGISTRY.append(backend)
+    on_prepare(backend.prepare_environment)
+    return backend
+
+
+def backends() -> tuple[Backend, ...]:
+    """Every registered backend, then the plain PyTorch one."""
+    return (*_REGISTRY, _PLAIN)
+
+
+def backend_of(kernel: Any) -> Backend:
+    """The backend of a Spec's kernel: the first that recognizes it, else plain PyTorch."""
+    for b in _REGISTRY:
+        try:
+            if b.recognizes(kernel):
+                return b
+        except Exception:  # a framework that cannot inspect this object does not own it
+            continue
+    return _PLAIN
+
+
+def by_name(name: str) -> Backend:
+    for b in backends():
+        if b.name == name:
+            return b
+    raise KeyError(name)

@@ -1,0 +1,24 @@
+"""The resources of a Spec's kernels (registers, spills, shared memory, stack), from their framework's backend."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._device import detect, interpreter_active
+from .._resources import Resources
+from .._spec import Spec
+from ..backends import backend_of
+from ..cases import build_matrix, make_args
+
+
+def spec_resources(spec: Spec, arch: int = 90) -> list[Resources]:
+    """Resources of every kernel a Spec's launcher starts on its nominal case: without a GPU, compiled for
+    sm_``arch`` (a Triton launcher runs once in Triton's interpreter to learn the kernels and their arguments); on
+    a GPU, the kernels compiled for it on that launch."""
+
+    def launch() -> Any:
+        case = next(c for c in build_matrix(spec, detect()) if c.axis == "size" and c.skip is None)
+        args = make_args(spec, case, "cpu" if interpreter_active() else "cuda")
+        return spec.kernel(*args, **case.config_dict)
+
+    return backend_of(spec.kernel).resources(spec.kernel, launch, arch)
