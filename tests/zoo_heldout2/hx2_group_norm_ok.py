@@ -60,7 +60,7 @@ def group_norm(x, weight, bias, BLOCK=1024):
 
 def reference(x, w, b):
     B, C, S = x.shape
-    g = x.reshape(B, GROUPS, -1)
+    g = x.reshape(B, GROUPS, (C // GROUPS) * S)
     mean = g.mean(-1, keepdim=True)
     var = ((g - mean) ** 2).mean(-1, keepdim=True)
     y = ((g - mean) / torch.sqrt(var + EPS)).reshape(B, C, S)
