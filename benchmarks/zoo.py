@@ -166,7 +166,7 @@ def _static(spec: Spec) -> list:
 
 def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, quiet: bool = False,
           part: tuple[int, int] = (0, 1), on_row: Callable[[list[dict]], None] | None = None,
-          zoo: Path | None = None) -> list[dict]:
+          zoo: Path | None = None, examples: bool = True) -> list[dict]:
     """One row per Spec of ``zoo`` (planted bugs; default tests/zoo_kernels) and examples/ (correct kernels);
     ``part=(k, n)`` takes every n-th Spec from the k-th (to split the run over processes). On a GPU, a planted bug
     whose cases all pass is sanitized (compute-sanitizer's four tools over its edge cases): a bug with right values
@@ -181,7 +181,8 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
     gpu = torch.cuda.is_available()
     rows = []
     index = -1
-    for folder, buggy in ((zoo or ROOT / "tests" / "zoo_kernels", True), (ROOT / "examples", False)):
+    folders = [(zoo or ROOT / "tests" / "zoo_kernels", True)] + ([(ROOT / "examples", False)] if examples else [])
+    for folder, buggy in folders:
         for found in discover(folder):
             for spec in found.specs:
                 index += 1
@@ -315,6 +316,8 @@ def main() -> None:
     ap.add_argument("--merge", nargs="+", metavar="JSON", help="print the table of several --json outputs")
     ap.add_argument("--zoo", metavar="DIR", type=Path, default=None,
                     help="the folder of planted bugs to score (default tests/zoo_kernels)")
+    ap.add_argument("--no-examples", action="store_true",
+                    help="leave out examples/ (the false-positive rows): a held-out zoo carries its own controls")
     args = ap.parse_args()
     zoo = args.zoo.resolve() if args.zoo is not None else None
     missing: list[str] = []
@@ -339,7 +342,8 @@ def main() -> None:
                 tmp.write_text(json.dumps({"rows": rows, "totals": totals(rows)}, indent=1, default=str))
                 os.replace(tmp, args.json)
 
-        rows = score(args.seeds, args.budget, diagnose=not args.no_diagnosis, part=(k, n), on_row=save, zoo=zoo)
+        rows = score(args.seeds, args.budget, diagnose=not args.no_diagnosis, part=(k, n), on_row=save, zoo=zoo,
+                     examples=not args.no_examples)
     tot = totals(rows)
     where = f"{'H200' if torch.cuda.is_available() else 'CPU (Triton interpreter)'}, {time.strftime('%Y-%m-%d')}"
     text = markdown(rows, tot, where)

@@ -79,7 +79,7 @@ if want zoo; then
     trap 'kill -TERM "${pids[@]}" 2>/dev/null' EXIT INT TERM
     for ((k = 0; k < parts; k++)); do
       CUDA_VISIBLE_DEVICES=${gpus[k % ${#gpus[@]}]} timeout -k 30 "${ZOO_TIMEOUT:-420}" $py benchmarks/zoo.py \
-        ${ZOO_DIR:+--zoo "$ZOO_DIR"} --seeds "${ZOO_SEEDS:-3}" --budget 40 --part $k/$parts --json "$out/zoo_$k.json" >"$out/zoo_$k.log" 2>&1 &
+        ${ZOO_DIR:+--zoo "$ZOO_DIR" --no-examples} --seeds "${ZOO_SEEDS:-3}" --budget 40 --part $k/$parts --json "$out/zoo_$k.json" >"$out/zoo_$k.log" 2>&1 &
       pids+=($!)
     done
     for k in "${pids[@]}"; do wait "$k" || rc=1; done

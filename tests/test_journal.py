@@ -329,7 +329,10 @@ def test_a_journaled_variant_that_raises_is_said_not_raised(nan_spec):
 
     spec = dataclasses.replace(nan_spec, journaled=broken)
     summary, why = journal_case(spec, _failing_case(spec), detect(), isolate=False)
-    assert summary is None and "ValueError: no journal here" in why
+    if detect().is_gpu:  # on a GPU a kernel that may crash never runs in the debugger's process
+        assert summary is None and "not run" in why
+    else:
+        assert summary is None and "ValueError: no journal here" in why
     summary, why = journal_case(spec, _failing_case(spec), detect(), isolate=True)  # not at module level: not run
     assert summary is None and "not defined at module level" in why
 

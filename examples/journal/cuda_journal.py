@@ -102,7 +102,7 @@ def early_exit(rows: int = 32, tiles: int = 5, short: tuple[int, ...] = (3, 20),
     for step in range(short_tiles, tiles):
         st = s.step(step)
         if st is None or st.missing_count != len(short) * warps \
-                or sorted({p.block for p in st.missing}) != sorted(short):
+                or not {p.block for p in st.missing} <= set(short):  # the list is cut at MAX_LISTED places
             problems.append(f"step {step}: expected the {warps} warps of blocks {sorted(short)} missing, got "
                             f"{st.missing_count if st else None}")
     if s.first_nonfinite is not None or s.dropped:

@@ -24,7 +24,8 @@ def format_case(c: CaseBench) -> str:
     if c.summary is not None:
         s = c.summary
         how = f", {c.method}" if c.method != "events" else ""
-        parts.append(f"{s.median_ms * 1000:.4g} us (cv {s.cv:.1%}, n={s.n}{how})")
+        parts.append(f"{s.iqm_ms * 1000:.4g} us (interquartile mean; median {s.median_ms * 1000:.4g} us, cv "
+                     f"{s.cv:.1%}, n={s.n}{how})")
     if c.comparison is not None:
         parts.append(f"vs {c.baseline_median_ms * 1000 if c.baseline_median_ms else float('nan'):.4g} us: "
                      + c.comparison.describe())
