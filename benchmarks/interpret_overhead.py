@@ -5,7 +5,7 @@
 
 Prints one row per (example, shape): the median wall time of ``--repeat`` runs plain, checked, and checked without
 race detection (the three interleaved run by run), with the ratios. Inputs are built with torch.randn; each
-run's output is compared with the plain run's. The target (issue 3) is checked/plain <= 3.
+run's output is compared with the plain run's. The target is checked/plain <= 3.
 
 When triton-viz imports (``pip install triton-viz``; 3.0 imports with triton 3.7 only), a last column times its
 symbolic sanitizer (``triton_viz.trace(client=Sanitizer(abort_on_error=False))`` around each kernel of the example,

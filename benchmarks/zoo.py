@@ -1,4 +1,4 @@
-"""Score kcheck on the planted bugs, beside the checks people use today (issue 6).
+"""Score kcheck on the planted bugs, beside the checks people use today.
 
     python benchmarks/zoo.py [--seeds N] [--zoo DIR]
 

@@ -1,4 +1,4 @@
-"""kcheck.interpret (issue 3): bounds and race checks of Triton kernels in Triton's interpreter, shuffled program
+"""kcheck.interpret: bounds and race checks of Triton kernels in Triton's interpreter, shuffled program
 order, and a clear failure on an interpreter whose internals changed.
 
 The buggy kernels are in tests/interpret_kernels/ (their bad lines marked ``# BUG``); the correct ones are the

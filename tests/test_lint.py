@@ -1,4 +1,4 @@
-"""kcheck.lint: static checks of CUDA C and Triton sources (issue 4 item 4, MISSION M11).
+"""kcheck.lint: static checks of CUDA C and Triton sources.
 
 The cases in tests/lint_cases mark each line that must be reported with ``EXPECT: <kind> [severity]``; every other
 line of those files must stay quiet (the negatives: casts, size_t, constexpr-only products, masked accesses, barriers

@@ -1,4 +1,4 @@
-"""The failure message, line by line: users parse it (STYLE.md, like torch's assert_close tests)."""
+"""The failure message, line by line: users parse it (like torch's assert_close tests)."""
 
 import kcheck
 

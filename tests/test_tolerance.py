@@ -31,7 +31,7 @@ def test_accumulation_widens_with_sqrt_n():
     tol = tolerance_for("fp32", torch.float32, n, 1.0)
     assert tol.rtol == pytest.approx(math.sqrt(n) * torch.finfo(torch.float32).eps)
     assert "reduction of 1048576 terms" in tol.source
-    # the seed's example: K=4096 bf16 GEMM accumulated in fp32 stays under the bf16 table value
+    # a K=4096 bf16 GEMM accumulated in fp32 stays under the bf16 table value
     assert tolerance_for("bf16", torch.bfloat16, 4096, 1.0).rtol == 1e-2
 
 

@@ -1,4 +1,4 @@
-"""Precisions kcheck knows, and their default tolerances (the seed's table, as data).
+"""Precisions kcheck knows, and their default tolerances (kcheck's default table, as data).
 
 A *precision* is what a case runs in: the storage dtype of its floating inputs and outputs plus the precision the
 kernel computes in. ``tf32`` stores float32 but multiplies with a 10-bit mantissa, so it gets its own row.
@@ -21,7 +21,7 @@ class Precision:
 
     name: str  # short id used in case ids: fp32, bf16, ...
     storage: torch.dtype  # dtype of floating inputs and outputs
-    rtol: float  # the seed's per-dtype tolerance
+    rtol: float  # default per-dtype relative tolerance
     eps: float  # machine epsilon of the *compute* precision (what accumulates rounding error)
     accumulate_eps: float  # epsilon of the precision sums accumulate in (fp32 for the half types)
     min_capability: tuple[int, int] | None = None  # CUDA capability needed, None if any device has it
@@ -34,7 +34,7 @@ class Precision:
 
 _F32_EPS = float(torch.finfo(torch.float32).eps)
 
-#: The seed's tolerance table (FR 4.2 "Les tolérances"): fp64 1e-10, fp32 1e-5, tf32 1e-3, bf16/fp16 1e-2, fp8 5e-2.
+#: kcheck's default tolerance table: fp64 1e-10, fp32 1e-5, tf32 1e-3, bf16/fp16 1e-2, fp8 5e-2.
 PRECISIONS: dict[str, Precision] = {
     p.name: p
     for p in [

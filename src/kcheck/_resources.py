@@ -2,7 +2,7 @@
 
 One parser for ptxas's ``-v`` report, which both routes produce: ``nvcc -Xptxas -v`` for CUDA C, and Triton's own
 ptxas run on the PTX of a kernel Triton compiled for sm_90 (``backends/_triton.compile_resources``). A kernel that
-spills gets the seed's warning, "slow for no reason: spilling", with the figures.
+spills gets the warning "slow for no reason: spilling", with the figures.
 """
 
 from __future__ import annotations

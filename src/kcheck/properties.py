@@ -1,7 +1,7 @@
 """Properties: relations the kernel's outputs must satisfy, checked with the kernel alone.
 
-They catch what value tests miss, notably index errors that give a plausible result (FR 4.2 "Les tests de
-propriétés"). Ready-made: ``linear``, ``zero_in_zero_out``, ``idempotent``, ``shift_invariant``; user-defined:
+They catch what value tests miss, notably index errors that give a plausible result.
+Ready-made: ``linear``, ``zero_in_zero_out``, ``idempotent``, ``shift_invariant``; user-defined:
 ``Property("name", fn)`` where ``fn(ctx)`` uses ``ctx.inputs``, ``ctx.run(*args)`` and ``ctx.assert_close(a, b)``
 and raises ``AssertionError`` (or returns False or a message) when the property does not hold.
 
@@ -90,7 +90,7 @@ def _replace(args: Sequence[Any], arg: int, value: Any) -> list[Any]:
 
 def linear(*args: int) -> Property:
     """kernel(x1 + x2) == kernel(x1) + kernel(x2), jointly in the inputs ``args`` (default: every floating tensor
-    input), the others held fixed: the seed's test_linearite. ``linear(0)`` for a GEMM is linear in A alone."""
+    input), the others held fixed. ``linear(0)`` for a GEMM is linear in A alone."""
 
     def fn(ctx: PropertyContext) -> None:
         which = list(args) or [i for i, x in enumerate(ctx.inputs)
@@ -109,7 +109,7 @@ def linear(*args: int) -> Property:
 
 
 def zero_in_zero_out(arg: int = 0) -> Property:
-    """All-zero input ``arg`` gives exactly zero outputs (the seed's test_zero)."""
+    """All-zero input ``arg`` gives exactly zero outputs."""
 
     def fn(ctx: PropertyContext) -> None:
         x = _tensor_arg(ctx, arg, "zero_in_zero_out")
@@ -122,7 +122,7 @@ def zero_in_zero_out(arg: int = 0) -> Property:
 
 
 def idempotent(arg: int = 0) -> Property:
-    """kernel(kernel(x)) == kernel(x), feeding output 0 back as input ``arg`` (the seed's relu example)."""
+    """kernel(kernel(x)) == kernel(x), feeding output 0 back as input ``arg`` (e.g. relu)."""
 
     def fn(ctx: PropertyContext) -> None:
         once = ctx.run(*ctx.inputs)[0]

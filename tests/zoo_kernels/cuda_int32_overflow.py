@@ -1,4 +1,4 @@
-"""Bug class: int32 index overflow, in CUDA C (the seed's trap, FR 4.6).
+"""Bug class: int32 index overflow, in CUDA C.
 
 A row scale with one block per row: ``int i = row * n + j`` is computed in 32-bit int, so past 2**31 elements it
 wraps negative and the kernel addresses memory before the tensors (an illegal address, or wrong rows). Every size

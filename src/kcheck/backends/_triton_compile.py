@@ -4,7 +4,7 @@
                                                 "options": {...}, "arch": 90}'
 
 Run by ``backends._triton.compile_resources`` in a process without TRITON_INTERPRET. Compilation errors that the
-interpreter never sees (FACTS.md: triton's ``loopResult.hasOneUse`` assertion) surface here as a failed compile.
+interpreter never sees (triton 3.6-3.7's ``loopResult.hasOneUse`` assertion) surface here as a failed compile.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Data patterns (M4): each a recipe for a floating tensor's values, chosen to expose one class of bug.
+"""Data patterns: each a recipe for a floating tensor's values, chosen to expose one class of bug.
 
 Values are drawn in float32 on the target device, then cast to the storage dtype, so the reference sees exactly the
 numbers the kernel sees.

@@ -1,4 +1,4 @@
-"""Where the errors lie: tail columns, tail rows, one tile, a stripe, scattered, everywhere (M1)."""
+"""Where the errors lie: tail columns, tail rows, one tile, a stripe, scattered, everywhere."""
 
 from __future__ import annotations
 

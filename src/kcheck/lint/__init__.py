@@ -1,4 +1,4 @@
-"""Static checks of kernel sources for the traps that large sizes and thread divergence spring (MISSION M11).
+"""Static checks of kernel sources for the traps that large sizes and thread divergence spring.
 
     from kcheck.lint import lint_path, format_finding
     for f in lint_path("kernels/"):

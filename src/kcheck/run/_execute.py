@@ -86,7 +86,7 @@ def _quiet_interpreter() -> Iterator[None]:
 @dataclass(frozen=True)
 class RunOptions:
     """How cases run. ``interpreter_checks``: in Triton's interpreter, check every load, store and atomic against
-    the launch's tensors and find races between programs (M7); ``order``: the order programs run in there
+    the launch's tensors and find races between programs; ``order``: the order programs run in there
     ("sequential", "reversed", "random")."""
 
     interpreter_checks: bool = True

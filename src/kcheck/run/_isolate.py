@@ -1,4 +1,4 @@
-"""Isolation (M14): cases run in a worker process, so a crash, a sticky CUDA error or a hang costs one case.
+"""Isolation: cases run in a worker process, so a crash, a sticky CUDA error or a hang costs one case.
 
 The worker is started once (``spawn``: never fork a process that may hold a CUDA context) and serves cases until it
 dies. The parent sends (module path, Spec name, case) and waits up to ``timeout`` seconds:

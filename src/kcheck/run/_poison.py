@@ -1,4 +1,4 @@
-"""Poisoned outputs (M5): every output buffer is filled with a marker before the kernel runs.
+"""Poisoned outputs: every output buffer is filled with a marker before the kernel runs.
 
 Floating buffers get a NaN with a payload no arithmetic produces (a computed NaN is the canonical quiet NaN, an
 input's NaN keeps its own payload), so an element still holding the exact poison bits was never written. fp8 e4m3

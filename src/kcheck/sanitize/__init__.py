@@ -1,4 +1,4 @@
-"""compute-sanitizer, run right (M6): the sanitized pass over a Spec's edge cases, and parsers of its output."""
+"""compute-sanitizer, run right: the sanitized pass over a Spec's edge cases, and parsers of its output."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""compute-sanitizer, run right (M6): the four tools over a Spec's small edge cases, one process per tool.
+"""compute-sanitizer, run right: the four tools over a Spec's small edge cases, one process per tool.
 
 For each tool, all chosen cases run in one sanitized process (``python -m kcheck.sanitize._worker``) with:
 
