@@ -85,7 +85,7 @@ if want zoo; then
     for k in "${pids[@]}"; do wait "$k" || rc=1; done
     trap - EXIT INT TERM
     cat "$out"/zoo_*.log
-    $py benchmarks/zoo.py --merge "$out"/zoo_[0-9]*.json --markdown "$out/zoo.md" --json "$out/zoo.json" || rc=1
+    $py benchmarks/zoo.py ${ZOO_DIR:+--zoo "$ZOO_DIR"} --merge "$out"/zoo_[0-9]*.json --markdown "$out/zoo.md" --json "$out/zoo.json" || rc=1
     rm -f "$out"/zoo_[0-9]*.log "$out"/zoo_[0-9]*.json  # the device tool brings back few files
     return $rc
   }

@@ -56,7 +56,8 @@ def test_gpu_only_cheat_flagged(case: tuple) -> None:
 def test_stale_cheat_passes_correctness_without_poisoning() -> None:
     """The unhooked stale-memory cheat really reads the reference's freed result: without poisoning the freed
     memory, its outputs are right; with it, they are poison."""
-    ev = evaluate(EVAL / "cheat_stale_unhooked.py", EVAL / "problem_matmul_bias_relu.py", seeds=1, trials=1, timing=False,
+    ev = evaluate(EVAL / "cheat_stale_unhooked.py", EVAL / "problem_matmul_bias_relu.py", seeds=1, trials=1,
+                  timing=False,
                   poison=False)
     correct = ev.check(CheckKind.CORRECTNESS)
     assert correct is not None and correct.outcome is Outcome.PASS, format_evaluation(ev)
@@ -156,7 +157,8 @@ def _cli(argv: list[str]) -> int:
 
 def test_cli_runs_isolated_and_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "eval.json"
-    code = _cli(["eval", str(EVAL / "cheat_identity.py"), "--reference", str(EVAL / "problem_softmax.py"), "--seeds", "1",
+    code = _cli(["eval", str(EVAL / "cheat_identity.py"), "--reference", str(EVAL / "problem_softmax.py"),
+                 "--seeds", "1",
                  "--trials", "1", "--json", str(out)])
     assert code == 1
     report = json.loads(out.read_text())

@@ -2,9 +2,9 @@
 
 1. the same kernel against its own baseline 100 times: regressions at the 10% margin (want 0);
 2. a planted ~15% slowdown against the fast kernel's baseline 30 times: flagged every time;
-3. the spread (coefficient of variation of the reported time, the interquartile mean, over 30 runs) of ``kcheck bench`` beside plain
-   ``triton.testing.do_bench`` (its default mean, and its median) measured in the same run, interleaved, for a
-   kernel of >= 50 us and one of ~5 us: kcheck's no worse than do_bench's.
+3. the spread (coefficient of variation of the reported time, the interquartile mean, over 30 runs) of
+   ``kcheck bench`` beside plain ``triton.testing.do_bench`` (its default mean, and its median) measured in the
+   same run, interleaved, for a kernel of >= 50 us and one of ~5 us: kcheck's no worse than do_bench's.
 
 Usage: python scripts/gpu/bench_validate.py OUT_DIR [--quick]. Writes OUT_DIR/bench_validation.json and
 OUT_DIR/bench_validation.md; exits 1 when an expectation fails. Without a GPU it says so, runs the statistics and

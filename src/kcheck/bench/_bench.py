@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._discover import locate
 from .._dtypes import PRECISIONS
 from .._errors import SpecError
 from .._spec import Spec
@@ -20,7 +21,7 @@ from ._plan import Cost, CostContext, plan_of, select_cases
 from ._stats import Change, Comparison, Summary, compare
 from ._store import Entry, Store
 from ._timing import Timed, TimingOptions
-from ._worker import InProcess, SpecSource, Worker, WorkerFailure, locate
+from ._worker import InProcess, SpecSource, Worker, WorkerFailure
 
 #: The margin past which a significant slowdown is a regression: 10%, or 5% when the clocks are locked
 #: (``nvidia-smi --lock-gpu-clocks``), where run-to-run spread is smaller.

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -30,6 +29,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from .._errors import EnvironmentProblem, SpecError
+from ..report import write_atomic
 from ._env import Environment
 from ._stats import reduce_sample
 
@@ -111,22 +111,6 @@ def _dumps(data: dict[str, Any]) -> str:
     return "{" + head + (", " if head else "") + '"entries": {\n' + body + "\n}}\n"
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 class Store:
     """A baseline file (created with its folder on first write). Reads are snapshots; ``update`` merges."""
 
@@ -145,7 +129,7 @@ class Store:
             with self._lock(path):
                 data = _read(path)
                 change(data)
-                _write_atomic(path, _dumps(data))
+                write_atomic(path, _dumps(data))
                 return data
         except Timeout as exc:
             raise EnvironmentProblem(f"another process held the lock {exc.lock_file} for {LOCK_TIMEOUT:g} s; if "

@@ -14,12 +14,12 @@ import sys
 import tempfile
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
 import torch
 
+from .._discover import SpecRef
 from .._dtypes import PRECISIONS
 from .._spec import Spec, Tensor
 from ..cases import Case, make_args
@@ -29,27 +29,8 @@ from ._timing import Timed, TimingOptions, measure_peaks, time_events, time_grap
 STARTUP_LIMIT = 300.0
 
 
-@dataclass(frozen=True)
-class SpecSource:
-    """Where a worker finds a Spec: the file of the module that holds it, and its name."""
-
-    path: str
-    name: str
-
-
-def locate(spec: Spec) -> SpecSource | None:
-    """The module-level home of ``spec`` among the imported modules, or None (a Spec built inside a function)."""
-    for module in list(sys.modules.values()):
-        path = getattr(module, "__file__", None)
-        if not path or not path.endswith(".py"):
-            continue
-        try:
-            values = list(vars(module).values())
-        except TypeError:
-            continue
-        if any(v is spec for v in values):
-            return SpecSource(os.path.abspath(path), spec.name)
-    return None
+#: Where the worker finds the Spec: kcheck's discovery reference (the module's file and the Spec's name).
+SpecSource = SpecRef
 
 
 def _short(exc: BaseException) -> str:
