@@ -208,6 +208,8 @@ class Tensor:
 
     ``dtype`` pins a dtype (else the case's precision decides); ``pattern`` pins a data pattern (else the case's);
     ``mutated=True`` declares that the kernel writes this input on purpose (in place), so kcheck does not report it.
+    ``grad=False`` keeps this input out of a ``Spec(grad=True)``'s gradient checks (a constant the kernel does not
+    differentiate, e.g. a cos/sin table).
     """
 
     dims: tuple[str | int, ...]
@@ -215,9 +217,10 @@ class Tensor:
     pattern: str | None = None
     mutated: bool = False
     name: str | None = None
+    grad: bool = True
 
     def __init__(self, *dims: str | int, dtype: torch.dtype | None = None, pattern: str | None = None,
-                 mutated: bool = False, name: str | None = None) -> None:
+                 mutated: bool = False, name: str | None = None, grad: bool = True) -> None:
         object.__setattr__(self, "dims", _check_dims("Tensor(*dims)", dims))
         _check_dtype("Tensor(dtype)", dtype)
         if pattern is not None and pattern not in PATTERNS:
@@ -225,6 +228,9 @@ class Tensor:
         if not isinstance(mutated, bool):
             raise SpecError("Tensor(mutated)", mutated, "give True or False")
         _check_name("Tensor(name)", name)
+        if not isinstance(grad, bool):
+            raise SpecError("Tensor(grad)", grad, "give True or False")
+        object.__setattr__(self, "grad", grad)
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "pattern", pattern)
         object.__setattr__(self, "mutated", mutated)
@@ -408,6 +414,11 @@ class Spec:
     ``journaled``: the kernel with a GPU journal, called like ``kernel`` plus ``journal=`` (a ``kcheck.journal.Journal``
     it logs into); ``kcheck debug`` runs it on the smallest failing case and cites the first step where NaN, Inf or
     an outlier appears, and where.
+    ``grad=True`` also checks the backward: the kernel must be differentiable through autograd (e.g. a
+    ``torch.autograd.Function``'s ``apply``) and return its outputs; kcheck draws upstream gradients, runs
+    ``torch.autograd.grad`` through the kernel and through the float64 reference, and compares the gradient of every
+    floating ``Tensor`` input (``Tensor(..., grad=False)`` leaves one out) under the tolerance model, a reduction
+    over the forward's ``reduce`` dimensions plus the dimensions the input lacks (see docs/training.md).
     """
 
     name: str
@@ -431,6 +442,7 @@ class Spec:
     stages: Mapping[str, tuple[Callable[..., Any], Callable[..., Any]]] = field(default_factory=dict)
     output_dtypes: Sequence[torch.dtype | None] | None = None
     journaled: Callable[..., Any] | None = None
+    grad: bool = False
     precisions: tuple[Precision, ...] = field(init=False, repr=False)
     #: What the matrix learned of the reference's output shapes (see cases._shapes), shared by narrowed copies.
     _shape_memo: dict[str, Any] = field(init=False, repr=False, compare=False, default_factory=dict)
@@ -535,6 +547,7 @@ class Spec:
         if self.journaled is not None and not callable(self.journaled):
             raise SpecError("journaled", self.journaled, "give the kernel's journaled variant: a callable taking "
                                                          "the kernel's arguments and journal=")
+        self._check_grad()
         from .properties import (
             Property,  # local: properties imports compare, which imports this module's types
         )
@@ -543,6 +556,22 @@ class Spec:
         for i, prop in enumerate(self.properties):
             if not isinstance(prop, Property):
                 raise SpecError(f"properties[{i}]", prop, "use kcheck.props.* or kcheck.Property(name, fn)")
+
+    def _check_grad(self) -> None:
+        if not isinstance(self.grad, bool):
+            raise SpecError("grad", self.grad, "give True (check the backward through autograd) or False")
+        if not self.grad:
+            return
+        if self.outputs is not None:
+            raise SpecError("grad", self.grad, "gradients flow through outputs the kernel returns: leave outputs=None "
+                                               "and return them (e.g. from a torch.autograd.Function's forward)")
+        if not self.grad_inputs():
+            raise SpecError("grad", self.grad, "no input to differentiate: grad=True needs a kcheck.Tensor input "
+                                               "without grad=False")
+
+    def grad_inputs(self) -> list[int]:
+        """The inputs whose gradients ``grad=True`` checks: floating ``Tensor`` inputs not declared grad=False."""
+        return [i for i, inp in enumerate(self.inputs) if isinstance(inp, Tensor) and inp.grad]
 
     def dim_names(self) -> list[str]:
         """Every named dimension, in order of first use."""

@@ -42,7 +42,7 @@ def _generator(device: str, seed: int) -> torch.Generator:
 
 def _layout(x: torch.Tensor, layout: str) -> torch.Tensor:
     """Return a view with the same values in the requested memory layout."""
-    if layout == "contiguous" or x.numel() == 0:
+    if layout == "contiguous" or x.numel() == 0 or x.dim() == 0:
         return x
     if x.dim() >= 2:  # rows padded: stride(-2) = N + 7, last dimension still unit-stride
         base = torch.empty(*x.shape[:-1], x.shape[-1] + 7, dtype=x.dtype, device=x.device)

@@ -1,0 +1,315 @@
+"""Gradient checks for ``Spec(grad=True)``: the kernel's backward against float64 autograd of the reference.
+
+For one case, after the forward outputs are judged:
+
+1. upstream gradients (``grad_outputs``) are drawn per output of the reference that is differentiable, in the kernel
+   output's dtype, with the case's seed, layout and device (the ``randn`` pattern: the inputs already carry the
+   case's pattern, and an upstream gradient of zeros or NaN would make every gradient zero or NaN and check
+   nothing);
+2. the reference runs again on the float64 upcast of the inputs, each checked input a leaf that requires grad, and
+   ``torch.autograd.grad`` gives the expected gradients (an input the reference does not use has a zero gradient);
+3. the kernel runs forward then ``torch.autograd.grad`` with the same upstream gradients (in their own dtype), under
+   poisoned allocations and the interpreter's checks where they apply, so a gradient buffer the backward leaves
+   partly unwritten shows as such;
+4. each gradient is compared under the tolerance model, as a comparison named ``grad of input i (name)``. Its
+   reduction length is ``R + L``: ``R`` the product of the forward's ``reduce`` dimensions (1 if none) and ``L``
+   the product of the sizes of the Spec's dimensions the input does not have (1 if none): a weight ``w[N]`` of
+   ``x[M, N]`` has its gradient summed over the ``M`` rows; independent rounding errors of the two accumulations
+   add in variance. The same-precision baseline (FlashAttention's rule) is the reference's own autograd in the
+   case's precision.
+5. with the case's repeats, forward and backward run again on the same inputs and the gradients are compared bit
+   for bit (atomics-based weight gradients are where run-to-run differences come from).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from .._dtypes import PRECISIONS, ulp_spacing
+from .._results import CaseResult, Determinism, Reason, ReasonKind, Status
+from .._spec import Spec, Tensor
+from ..cases import Case, make_args, upcast
+from ..compare import compare, expected_in, mismatch_mask, reduction_length, rms, rms_of_inputs, tolerance_for
+from ._poison import AMBIGUOUS, poison_, unwritten_mask
+
+_aten = torch.ops.aten
+_EMPTY = {_aten.empty, _aten.empty_like, _aten.empty_strided, _aten.new_empty, _aten.new_empty_strided}
+
+
+class PoisonedBackward(TorchDispatchMode):
+    """While active, every tensor from an ``empty`` allocation comes poisoned, in the forward and in the backward:
+    autograd runs a Function's backward with the torch-function mode stack cleared (so the forward's
+    ``PoisonAllocations`` does not reach it) but keeps dispatch modes. Poisoning a fresh allocation is always
+    safe: its contents are undefined until its creator writes them."""
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        if func.overloadpacket in _EMPTY and isinstance(out, torch.Tensor):
+            poison_(out)
+        return out
+
+
+def _none(*args: Any) -> None:
+    return None
+
+
+def grad_label(spec: Spec, i: int) -> str:
+    """How reports name input ``i``'s gradient."""
+    name = getattr(spec.inputs[i], "name", None)
+    return f"grad of input {i} ({name})" if name else f"grad of input {i}"
+
+
+def grad_reduction(spec: Spec, case: Case, i: int) -> int:
+    """The reduction length of input ``i``'s gradient: the forward's reduction plus the product of the sizes of the
+    dimensions the input does not have (see the module docstring)."""
+    sizes = case.sizes
+    own = {d for d in getattr(spec.inputs[i], "dims", ()) if isinstance(d, str)}
+    missing = [sizes[d] for d in spec.dim_names() if d not in own and d in sizes]
+    return reduction_length(tuple(spec.reduce), sizes) + math.prod(missing)
+
+
+def upstream_gradients(case: Case, like: Sequence[torch.Tensor], device: str) -> list[torch.Tensor]:
+    """One upstream gradient per tensor of ``like`` (same shape and dtype), drawn with the case's pattern machinery
+    (``randn``), seed and layout on ``device``; reproducible for the case."""
+    if not like:
+        return []
+    inputs = [Tensor(*t.shape, dtype=t.dtype, pattern="randn") for t in like]
+    carrier = Spec(name="grad_outputs", kernel=_none, reference=_none, inputs=inputs, baseline=False)
+    return make_args(carrier, dataclasses.replace(case, spec=f"{case.spec}.grad_outputs"), device)
+
+
+def _as_tuple(value: Any, what: str) -> tuple[torch.Tensor, ...]:
+    if isinstance(value, torch.Tensor):
+        return (value,)
+    if isinstance(value, (tuple, list)) and all(isinstance(v, torch.Tensor) for v in value):
+        return tuple(value)
+    raise TypeError(f"{what} returned {type(value).__name__}; it must return a tensor or a tuple of tensors")
+
+
+def _leaves(spec: Spec, inputs: Sequence[Any], wanted: Sequence[int]) -> list[Any]:
+    """The inputs for one differentiated run: the checked ones as fresh leaves that require grad (same storage and
+    strides, so the layout the case chose reaches the kernel), inputs the kernel writes copied."""
+    args = [a.clone() if isinstance(a, torch.Tensor) and getattr(spec.inputs[i], "mutated", False) else a
+            for i, a in enumerate(inputs)]
+    for i in wanted:
+        args[i] = args[i].detach().requires_grad_(True)
+    return args
+
+
+def _grads(outs: Sequence[torch.Tensor], leaves: Sequence[torch.Tensor],
+           grad_outputs: Sequence[torch.Tensor]) -> list[torch.Tensor | None]:
+    if not outs:
+        return [None] * len(leaves)
+    return list(torch.autograd.grad(list(outs), list(leaves), list(grad_outputs), allow_unused=True))
+
+
+class GradError(Exception):
+    """A stage of the gradient check raised: ``kind`` says whose fault it is."""
+
+    def __init__(self, kind: ReasonKind, text: str) -> None:
+        super().__init__(text)
+        self.kind = kind
+
+
+def check_gradients(ex: Any, result: CaseResult, short_traceback: Any, bits_equal: Any) -> None:
+    """Add the gradient comparisons of ``ex`` (an ``Execution`` whose forward ran) to ``result``; an exception in
+    the reference's or the kernel's backward makes the case an error that says which."""
+    try:
+        _check(ex, result, bits_equal)
+    except GradError as err:  # the kernel's fault fails the case (``judge`` sees the reason); the Spec's is an error
+        if err.kind is not ReasonKind.MISMATCH:
+            result.status = Status.ERROR
+        result.reasons.append(Reason(str(err), err.kind))
+    except _Raised as raised:
+        result.status = Status.ERROR
+        result.reasons.append(Reason(f"{raised.stage} {short_traceback(raised.exc)}", raised.kind))
+
+
+class _Raised(Exception):
+    def __init__(self, stage: str, kind: ReasonKind, exc: BaseException) -> None:
+        super().__init__(stage)
+        self.stage, self.kind, self.exc = stage, kind, exc
+
+
+def _check(ex: Any, result: CaseResult, bits_equal: Any) -> None:
+    spec: Spec = ex.spec
+    case: Case = ex.case
+    device = ex.device.device
+    config = case.config_dict
+    inputs = ex.inputs_before
+    wanted = [i for i in spec.grad_inputs() if isinstance(inputs[i], torch.Tensor) and inputs[i].is_floating_point()]
+    if not wanted:
+        return
+    kernel_dtypes = [o.dtype for o in ex.outputs]
+
+    # the reference's gradients, in float64
+    ref_args = upcast(inputs)
+    for i in wanted:
+        ref_args[i] = ref_args[i].detach().requires_grad_(True)
+    try:
+        with torch.enable_grad():
+            ref_outs = _as_tuple(spec.reference(*ref_args), "the reference")
+    except Exception as exc:
+        raise _Raised("the reference raised (run with grad)", ReasonKind.REFERENCE_RAISED, exc) from exc
+    diff = [k for k, e in enumerate(ref_outs) if e.requires_grad and e.is_floating_point()
+            and k < len(kernel_dtypes) and kernel_dtypes[k].is_floating_point]
+    if not diff:
+        raise GradError(ReasonKind.REFERENCE_RAISED, "grad=True but no output of the reference depends "
+                                                     "differentiably on the inputs: is it run under torch.no_grad, "
+                                                     "or through .detach() or numpy?")
+    like = [torch.empty(ref_outs[k].shape, dtype=kernel_dtypes[k]) for k in diff]
+    upstream = upstream_gradients(case, like, device)
+    up64 = [g.to(torch.float64) for g in upstream]
+    try:
+        expected = _grads([ref_outs[k] for k in diff], [ref_args[i] for i in wanted], up64)
+    except Exception as exc:
+        raise _Raised("the reference's backward raised", ReasonKind.REFERENCE_RAISED, exc) from exc
+    expected_t = [torch.zeros(ref_args[i].shape, dtype=torch.float64, device=device) if e is None else e.detach()
+                  for i, e in zip(wanted, expected, strict=True)]
+    del ref_outs, ref_args
+
+    # the kernel's gradients
+    assert ex.kernel is not None
+
+    def kernel_grads() -> tuple[list[torch.Tensor | None], list[torch.Tensor]]:
+        args = _leaves(spec, inputs, wanted)
+        with torch.enable_grad(), PoisonedBackward():
+            try:
+                outs = _as_tuple(ex.kernel._timed(lambda: spec.kernel(*args, **config)), "the kernel")
+            except Exception as exc:
+                raise _Raised("the kernel raised (run with grad)", ReasonKind.KERNEL_RAISED, exc) from exc
+            flat = [outs[k] for k in diff if k < len(outs)]
+            dead = [k for k in diff if k >= len(outs) or not outs[k].requires_grad]
+            if dead:
+                raise GradError(ReasonKind.MISMATCH, f"output {dead[0]} of the kernel does not require grad while "
+                                                     "the reference's does: the kernel is not differentiable through "
+                                                     "autograd (wrap its launches in a torch.autograd.Function)")
+            try:
+                grads = ex.kernel._timed(lambda: _grads(flat, [args[i] for i in wanted], upstream))
+            except Exception as exc:
+                raise _Raised("the kernel's backward raised", ReasonKind.KERNEL_RAISED, exc) from exc
+        return [None if g is None else g.detach() for g in grads], flat
+
+    got, _outs = kernel_grads()
+    del _outs
+
+    baselines = _baseline_grads(ex, spec, inputs, wanted, diff, upstream, result)
+    scales_in = [*inputs, *upstream]
+    input_scale = rms_of_inputs(scales_in)
+    prec = PRECISIONS[case.precision]
+    tols = []
+    for j, i in enumerate(wanted):
+        label = grad_label(spec, i)
+        g, exp = got[j], expected_t[j]
+        missing = g is None
+        if g is None:
+            g = torch.zeros(inputs[i].shape, dtype=inputs[i].dtype, device=device)
+        n = grad_reduction(spec, case, i)
+        scale = rms(exp)
+        tol = tolerance_for(case.precision, g.dtype, n, scale, rtol=spec.rtol, atol=spec.atol,
+                            input_scale=input_scale)
+        tols.append(tol)
+        base = baselines[j] if baselines is not None else None
+        if base is not None and base.shape != g.shape:
+            base = None
+        mask = None if missing or g.dtype in AMBIGUOUS else unwritten_mask(g)
+        cmp = compare(label, g, exp, tol, unwritten=mask, baseline=base, baseline_factor=spec.baseline_factor,
+                      baseline_required=case.precision in _baseline_required(),
+                      accumulate=math.sqrt(n) * prec.accumulate_eps,
+                      input_scale=input_scale if scale == 0 else 0.0)
+        if missing and not cmp.passed:
+            cmp.reasons.insert(0, "the backward returned no gradient (None) for this input")
+        result.comparisons.append(cmp)
+        if cmp.baseline is not None and cmp.baseline.forgave:
+            result.warnings.append(Reason(f"{label}: ill-conditioned case: the framework's own {case.precision} "
+                                          "gradient fails this tolerance too; the kernel's is within "
+                                          f"{cmp.baseline.factor:g}x of it, so its mismatches are forgiven",
+                                          ReasonKind.ILL_CONDITIONED))
+    if case.repeats:
+        first = [g for g in got]
+        _determinism(spec, wanted, first, expected_t, tols, result, case.repeats, kernel_grads, bits_equal)
+
+
+def _baseline_required() -> set[str]:
+    from ._execute import _BASELINE_REQUIRED
+
+    return _BASELINE_REQUIRED
+
+
+def _baseline_grads(ex: Any, spec: Spec, inputs: Sequence[Any], wanted: Sequence[int], diff: Sequence[int],
+                    upstream: Sequence[torch.Tensor], result: CaseResult) -> list[torch.Tensor | None] | None:
+    """The reference's gradients in the case's own precision (the baseline of FlashAttention's rule), or None
+    where the Spec has no baseline for this precision or it cannot run."""
+    from ._execute import _BASELINE_ALLOWANCE, _BASELINE_REQUIRED
+
+    case = ex.case
+    if spec.baseline is False or case.precision not in _BASELINE_REQUIRED | _BASELINE_ALLOWANCE:
+        return None
+    fn = spec.reference if spec.baseline is True else spec.baseline
+    args = _leaves(spec, inputs, wanted)
+    try:
+        with torch.enable_grad():
+            outs = _as_tuple(fn(*args), "the baseline")  # type: ignore[operator]
+            flat = [outs[k] for k in diff]
+            if not all(o.requires_grad for o in flat):
+                raise TypeError("the baseline's outputs do not require grad")
+            grads = _grads(flat, [args[i] for i in wanted], [u.to(o.dtype) for u, o in zip(upstream, flat,
+                                                                                          strict=True)])
+    except Exception as exc:  # e.g. an op with no backward for this dtype on this device
+        result.warnings.append(Reason(f"no same-precision baseline for the gradients ({type(exc).__name__}: "
+                                      f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}); table "
+                                      "tolerance only", ReasonKind.NO_BASELINE))
+        return None
+    return [None if g is None else g.detach() for g in grads]
+
+
+def _determinism(spec: Spec, wanted: Sequence[int], first: Sequence[torch.Tensor | None],
+                 expected: Sequence[torch.Tensor], tols: Sequence[Any], result: CaseResult, repeats: int,
+                 run: Any, bits_equal: Any) -> None:
+    """Forward and backward again on the same inputs; gradients compared bit for bit, and a repeat that falls
+    outside the tolerance fails its gradient as the first run's would."""
+    differing, max_abs, max_ulp = 0, 0.0, 0.0
+    per: dict[int, int] = {}
+    again: list[torch.Tensor | None] = list(first)
+    for _ in range(repeats):
+        again, _outs = run()
+        for j, (a, b) in enumerate(zip(first, again, strict=True)):
+            if a is None or b is None or a.shape != b.shape:
+                continue
+            d = int((~bits_equal(a, b)).sum())
+            if not d:
+                continue
+            differing += d
+            per[j] = per.get(j, 0) + d
+            f, s = a.double(), b.double()
+            delta = torch.where(torch.isfinite(f) & torch.isfinite(s), (f - s).abs(), torch.zeros_like(f))
+            max_abs = max(max_abs, float(delta.max()))
+            max_ulp = max(max_ulp, float((delta / ulp_spacing(f, a.dtype)).max()))
+    old = result.determinism
+    if old is None:
+        result.determinism = Determinism(repeats + 1, differing, max_abs, max_ulp)
+    else:
+        result.determinism = Determinism(old.runs, old.differing + differing, max(old.max_abs, max_abs),
+                                         max(old.max_ulp, max_ulp))
+    if not differing:
+        return
+    which = ", ".join(f"{grad_label(spec, wanted[j])} ({d})" for j, d in per.items())
+    result.warnings.append(Reason(f"gradients not deterministic: elements differ between runs on the same inputs: "
+                                  f"{which} (max {max_abs:.3g}, {max_ulp:.3g} ulp)", ReasonKind.NOT_DETERMINISTIC))
+    by_name = {c.output: c for c in result.comparisons}
+    for j, second in enumerate(again):
+        cmp = by_name.get(grad_label(spec, wanted[j]))
+        if cmp is None or second is None or second.shape != expected[j].shape:
+            continue
+        e = expected[j].to(second.device)
+        bad = int(mismatch_mask(second.double(), e, tols[j], expected_in(e, second.dtype)).sum())
+        if bad and cmp.passed:
+            cmp.passed = False
+            cmp.reasons.append(f"a repeat run on the same inputs has {bad} elements outside the tolerance (the "
+                               "first run passed): the gradient varies run to run")

@@ -1,0 +1,172 @@
+"""Training kernels: gradient checks through autograd (``Spec(grad=True)``) on plain torch Functions (fast)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import kcheck
+from kcheck import ReasonKind, Status
+
+CASE = "mul[M=8,N=64,fp32,randn,seed=0]"
+
+
+def _mul_function(weight_grad=None, input_grad=None, noise=False):
+    """y = x * w (w broadcast over rows) as an autograd Function with a hand-written backward."""
+
+    class Mul(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            ctx.save_for_backward(x, w)
+            return x * w
+
+        @staticmethod
+        def backward(ctx, g):
+            x, w = ctx.saved_tensors
+            dx = input_grad(g, x, w) if input_grad else g * w
+            dw = weight_grad(g, x, w) if weight_grad else (g * x).sum(0)
+            if noise:  # an atomics-like order dependence: one ulp, differently each run
+                dw = dw + torch.randint(0, 2, dw.shape, dtype=dw.dtype) * dw.abs() * torch.finfo(dw.dtype).eps
+            return dx, dw
+
+    return Mul.apply
+
+
+def _spec(kernel, **kw):
+    kw.setdefault("inputs", [kcheck.Tensor("M", "N"), kcheck.Tensor("N", name="weight")])
+    kw.setdefault("dims", {"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=64, real=())})
+    kw.setdefault("reference", lambda x, w: x * w)
+    return kcheck.Spec(name="mul", kernel=kernel, grad=True, **kw)
+
+
+def _one(spec, case=CASE):
+    report = kcheck.check(spec, cases=case)
+    assert [c.id for c in report.cases] == [case]
+    return report.cases[0]
+
+
+def _grads(res):
+    return {c.output: c for c in res.comparisons if c.output.startswith("grad of")}
+
+
+def test_a_correct_backward_passes_and_every_gradient_is_compared():
+    res = _one(_spec(_mul_function()))
+    assert res.status is Status.PASSED, kcheck.format_case(res)
+    grads = _grads(res)
+    assert set(grads) == {"grad of input 0", "grad of input 1 (weight)"}
+    assert all(c.passed and c.numel for c in grads.values())
+    assert grads["grad of input 1 (weight)"].shape == (64,)
+
+
+def test_a_weight_gradient_missing_the_sum_over_rows_fails_and_names_the_gradient():
+    res = _one(_spec(_mul_function(weight_grad=lambda g, x, w: (g * x)[-1])))
+    assert res.status is Status.FAILED
+    grads = _grads(res)
+    assert grads["grad of input 0"].passed
+    bad = grads["grad of input 1 (weight)"]
+    assert not bad.passed and bad.mismatches == 64
+    text = kcheck.format_case(res)
+    assert "grad of input 1 (weight):" in text and "Where: everywhere" in text and CASE in text
+    assert any(r.kind is ReasonKind.MISMATCH and r.startswith("grad of input 1 (weight)") for r in res.reasons)
+
+
+def test_a_sign_error_in_the_input_gradient_fails_it_alone():
+    res = _one(_spec(_mul_function(input_grad=lambda g, x, w: -g * w)))
+    grads = _grads(res)
+    assert res.status is Status.FAILED
+    assert not grads["grad of input 0"].passed and grads["grad of input 1 (weight)"].passed
+
+
+def test_the_reference_gradient_is_float64_autograd_with_seeded_upstream_gradients():
+    seen = []
+
+    def kernel(x, w):
+        return _mul_function(weight_grad=lambda g, x, w: (seen.append(g.clone()), (g * x).sum(0))[1])(x, w)
+
+    spec = _spec(kernel)
+    _one(spec)
+    first = len(seen)
+    _one(spec)
+    assert len(seen) == 2 * first and seen[0].dtype == torch.float32
+    assert all(torch.equal(seen[0], g) for g in seen)  # the same case draws the same upstream gradient
+    assert seen[0].std() > 0.5  # drawn values, not zeros or ones
+    _one(spec, "mul[M=8,N=64,fp32,randn,seed=1]")
+    assert not torch.equal(seen[0], seen[-1])
+
+
+def test_a_partly_unwritten_gradient_buffer_is_reported_as_unwritten():
+    def weight_grad(g, x, w):
+        dw = torch.empty_like(w)
+        dw[:-1] = (g * x).sum(0)[:-1]
+        return dw
+
+    res = _one(_spec(_mul_function(weight_grad=weight_grad)))
+    bad = _grads(res)["grad of input 1 (weight)"]
+    assert not bad.passed and bad.unwritten == 1
+
+
+def test_a_kernel_that_is_not_differentiable_fails_with_a_reason():
+    res = _one(_spec(lambda x, w: (x * w).detach()))
+    assert res.status is Status.FAILED
+    assert any("does not require grad" in r for r in res.reasons), res.reasons
+
+
+def test_a_backward_that_raises_is_an_error_naming_the_backward():
+    def weight_grad(g, x, w):
+        raise RuntimeError("boom in backward")
+
+    res = _one(_spec(_mul_function(weight_grad=weight_grad)))
+    assert res.status is Status.ERROR
+    assert any(r.kind is ReasonKind.KERNEL_RAISED and "backward raised" in r and "boom" in r for r in res.reasons)
+
+
+def test_index_and_grad_false_inputs_are_skipped():
+    def kernel(x, idx, w):
+        return x[idx] * w
+
+    spec = kcheck.Spec(name="gather", kernel=kernel, reference=kernel, grad=True,
+                       inputs=[kcheck.Tensor("V", "N"), kcheck.Index("T", high="V"),
+                               kcheck.Tensor("N", grad=False)],
+                       dims={"V": kcheck.Dim(nominal=16, real=()), "T": kcheck.Dim(nominal=8, real=()),
+                             "N": kcheck.Dim(nominal=32, real=())})
+    res = _one(spec, "gather[V=16,N=32,T=8,fp32,randn,seed=0]")
+    assert res.status is Status.PASSED, kcheck.format_case(res)
+    assert set(_grads(res)) == {"grad of input 0"}
+
+
+def test_a_nondeterministic_weight_gradient_is_reported():
+    spec = _spec(_mul_function(noise=True))
+    cases = [c for c in kcheck.matrix(spec) if c.repeats]
+    assert cases
+    res = _one(spec, cases[0].id)
+    assert res.determinism is not None and res.determinism.differing > 0
+    assert any(w.kind is ReasonKind.NOT_DETERMINISTIC and "grad of input 1 (weight)" in w for w in res.warnings)
+    deterministic = _one(_spec(_mul_function()), cases[0].id)
+    assert deterministic.determinism is not None and deterministic.determinism.differing == 0
+
+
+def test_the_gradient_tolerance_counts_the_rows_a_weight_gradient_sums():
+    from kcheck.run._grad import grad_reduction
+
+    spec = _spec(_mul_function(), reduce=["N"])
+    case = kcheck.matrix(spec, cases="mul[M=8,N=64,fp32,randn,seed=0]")[0]
+    assert grad_reduction(spec, case, 0) == 64 + 1  # the forward's reduction; x has every dimension
+    assert grad_reduction(spec, case, 1) == 64 + 8  # plus the rows the weight gradient sums
+
+
+def test_bf16_gradients_pass_under_the_baseline_rule():
+    res = _one(_spec(_mul_function()), "mul[M=8,N=64,bf16,randn,seed=0]")
+    assert res.status is Status.PASSED, kcheck.format_case(res)
+    assert all(c.baseline is not None for c in _grads(res).values())
+
+
+def test_spec_validation_of_grad():
+    with pytest.raises(kcheck.SpecError, match="outputs=None"):
+        _spec(lambda x, w, out: None, outputs=[kcheck.Tensor("M", "N")])
+    with pytest.raises(kcheck.SpecError, match="no input to differentiate"):
+        _spec(lambda x: x, inputs=[kcheck.Tensor("N", grad=False)], dims={})
+    with pytest.raises(kcheck.SpecError):
+        kcheck.Tensor("N", grad="yes")
+    with pytest.raises(kcheck.SpecError):
+        _spec(_mul_function()).__class__(name="m", kernel=abs, reference=abs, inputs=[kcheck.Tensor("N")],
+                                         grad="yes")
