@@ -30,7 +30,8 @@ spec = kcheck.Spec(name="neg", kernel=torch.neg, reference=torch.neg, inputs=[kc
 
 #: A value other than the default for each setting: (how a flag spells it, what Options holds).
 EXPLICIT = {"dtypes": ("fp16,fp32", ("fp16", "fp32")), "patterns": ("zeros", ("zeros",)), "cases": (["a[", "b"],
-                                                                                                   ("a[", "b"))}
+                                                                                                   ("a[", "b")),
+            "workers": ("2", 2)}
 
 #: Wrong values of every setting (each one must be a SpecError naming the setting).
 BAD: dict[str, list[Any]] = {
@@ -38,6 +39,7 @@ BAD: dict[str, list[Any]] = {
     "seeds": [0, -1, "2", True, 1.5], "large": ["no", 1, None], "cases": [[], 5, [""], b"x"],
     "isolate": [1, "yes", None], "timeout": [0, -1, math.nan, "60", True, None],
     "interpreter_checks": [None, 0], "order": ["sideways", None], "resources": [None, "true"],
+    "workers": [0, -1, "x", True, 1.5, "2.5", None],
 }
 
 
@@ -70,7 +72,7 @@ def _neg_file(tmp_path):
 
 def test_every_setting_is_on_each_surface_or_says_why_not():
     for s in Options.settings():
-        assert s.help and s.kind in ("choice", "bool", "int", "float", "names", "ids"), s.name
+        assert s.help and s.kind in ("choice", "bool", "int", "float", "names", "ids", "workers"), s.name
         assert set(s.absent) <= set(SURFACES) and all(why.strip() for why in s.absent.values()), s.name
         assert "check" not in s.absent, f"{s.name}: every setting is an argument of kcheck.check()"
         for surface, (value, why) in s.surface_defaults.items():

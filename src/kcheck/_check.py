@@ -22,7 +22,7 @@ from ._spec import Spec
 from .backends import Backend, backend_of
 from .cases import Case, build_matrix
 from .interpret import InterpreterMismatch, internals
-from .run import Deadlines, Isolated, RunOptions, run_case, spec_resources
+from .run import Deadlines, Isolated, Pool, RunOptions, run_case, spec_resources, visible_gpus, worker_count
 
 Progress = Callable[[Spec, Case, CaseResult | None], None]
 Live = Callable[[Report], None]
@@ -160,20 +160,87 @@ class _Run:
                 self.progress(sp, case, res)
             if self.live:
                 self.live(self.report)
+        self._finish(sp, current, ref, resources, t0)
+
+    def _finish(self, sp: Spec, current: SpecReport, ref: SpecRef | None, resources: bool, t0: float) -> None:
+        """A Spec's cases are all in: its resources (when asked), warnings and time."""
+        notes = current.warnings
         if resources:
             found = self._resources(sp, ref, notes)
             current.resources = found
             notes += [w for r in found if (w := r.warning())]
-        current.warnings = notes + _spec_warnings(sp, backend, self.dev, current.cases, self.options)
+        current.warnings = notes + _spec_warnings(sp, backend_of(sp.kernel), self.dev, current.cases, self.options)
         current.seconds = time.perf_counter() - t0
 
-    def _case(self, sp: Spec, case: Case, ref: SpecRef | None, deadlines: Deadlines) -> CaseResult:
-        if self.worker is None or ref is None:
+    def parallel(self, plans: list[tuple[Spec, list[Case]]], resources: bool, pool: Pool[Any]) -> None:
+        """The cases of every Spec on the pool's workers at once; results go into the report in the original order
+        (a Spec's cases, Spec after Spec) as soon as every case before them is in, so ``progress`` and ``live``
+        see the report grow as it would with one worker. A Spec no worker can import runs in this process when
+        its turn comes."""
+        refs = [locate(sp) for sp, _ in plans]
+        deadlines = [Deadlines(self.timeout) for _ in plans]
+        tasks = [(k, j) for k, (sp, todo) in enumerate(plans) if refs[k] is not None for j in range(len(todo))]
+        done: dict[tuple[int, int], CaseResult] = {}
+        started: dict[int, float] = {}
+        cursor = [0, 0]  # the next (Spec, case) to go into the report
+        current: list[SpecReport | None] = [None]
+
+        def run(worker: Isolated, task: tuple[int, int]) -> CaseResult:
+            k, j = task
+            sp, todo = plans[k]
+            return self._case(sp, todo[j], refs[k], deadlines[k], worker)
+
+        def flush() -> None:
+            while cursor[0] < len(plans):
+                k, j = cursor
+                sp, todo = plans[k]
+                if refs[k] is None:  # not importable by a worker: in this process, as with one worker
+                    self.spec(sp, todo, resources)
+                    cursor[:] = [k + 1, 0]
+                    continue
+                spec_report = current[0]
+                if spec_report is None:
+                    spec_report = current[0] = SpecReport(sp.name, backend_of(sp.kernel).name, self.dev.describe(),
+                                                          [], [])
+                    self.report.specs.append(spec_report)
+                    started.setdefault(k, time.perf_counter())
+                if j < len(todo):
+                    if (k, j) not in done:
+                        return
+                    res = done.pop((k, j))
+                    spec_report.cases.append(res)
+                    spec_report.seconds = time.perf_counter() - started[k]
+                    if self.progress:
+                        self.progress(sp, todo[j], res)
+                    if self.live:
+                        self.live(self.report)
+                    cursor[1] = j + 1
+                    continue
+                self._finish(sp, spec_report, refs[k], resources, started[k])
+                current[0] = None
+                cursor[:] = [k + 1, 0]
+
+        flush()
+        for kind, i, res in pool.run(tasks, run, lambda t: _large(plans[t[0]][1][t[1]])):
+            k, j = tasks[i]
+            if kind == "start":
+                started.setdefault(k, time.perf_counter())
+                if self.progress:
+                    self.progress(plans[k][0], plans[k][1][j], None)
+                continue
+            done[(k, j)] = res
+            flush()
+        flush()
+
+    def _case(self, sp: Spec, case: Case, ref: SpecRef | None, deadlines: Deadlines,
+              worker: Isolated | None = None) -> CaseResult:
+        worker = worker or self.worker
+        if worker is None or ref is None:
             return _in_process(sp, case, self.dev, self.options)
         limit = deadlines.limit(case)
-        res = self.worker.run(ref, case, self.options, timeout=limit)
+        res = worker.run(ref, case, self.options, timeout=limit)
         if res.status is Status.TIMEOUT and (longer := deadlines.retry_limit(limit)) is not None:
-            res = self.worker.run(ref, case, self.options, timeout=longer)
+            res = worker.run(ref, case, self.options, timeout=longer)
             if res.status is Status.TIMEOUT:
                 deadlines.hung = True
                 res.reasons = [Reason(f"did not finish within {limit:.3g} s, nor within {longer:.3g} s on a retry: it "
@@ -194,6 +261,11 @@ class _Run:
         except Exception as exc:  # a kernel the compiler rejects is a finding, not a lost run
             notes.append(f"compiling for sm_90 failed: {type(exc).__name__}: {exc}")
             return []
+
+
+def _large(case: Case) -> bool:
+    """A past-2**31 case that will run (tens of GiB: one at a time per GPU)."""
+    return case.axis == "large" and case.skip is None
 
 
 def _in_process(sp: Spec, case: Case, dev: DeviceInfo, options: RunOptions) -> CaseResult:
@@ -219,7 +291,9 @@ def check(spec: Spec | Sequence[Spec], options: Options | None = None, *, progre
     or substring). ``progress(spec, case, result)`` is called before (result None) and after each case;
     ``live(report)`` after each case with the report so far (``complete`` False), to write results as they come.
     ``isolate=True`` runs the cases in a worker process: a crash or a hang costs that case only, reported
-    ``crashed`` or ``timeout``, and a fresh worker runs the rest (the Spec must be module-level). ``timeout`` is the
+    ``crashed`` or ``timeout``, and a fresh worker runs the rest (the Spec must be module-level). ``workers=N`` (or
+    "auto") runs the cases in N such workers at once, pinned one group per GPU where there are GPUs, and merges the
+    results in the original order (it implies ``isolate``; see docs/parallel.md). ``timeout`` is the
     limit of a case as costly as the nominal one, scaled for costlier cases and a loaded machine, with one retry
     before a case is called hung (see ``run/_budget.py``); ``math.inf`` waits forever.
     In Triton's interpreter, ``interpreter_checks`` checks every memory access against the launch's tensors and
@@ -247,12 +321,17 @@ def check(spec: Spec | Sequence[Spec], options: Options | None = None, *, progre
                          device=dev)) for sp in specs]
     if cases is not None and not any(todo for _, todo in plans):
         raise SpecError("cases", cases, "no case id matches; list the ids with kcheck.matrix(spec)")
+    gpus = visible_gpus() if dev.is_gpu else []
+    n = worker_count(opts.workers, sum(len(todo) for _, todo in plans), gpus)
     with contextlib.ExitStack() as stack:
-        worker = stack.enter_context(Isolated(limit)) if isolate else None
+        worker = stack.enter_context(Isolated(limit)) if isolate or n > 1 else None
         run = _Run(dev, run_options, worker, limit, progress, live)
         try:
-            for sp, todo in plans:
-                run.spec(sp, todo, resources)
+            if n > 1:
+                run.parallel(plans, resources, stack.enter_context(Pool(n, limit, gpus)))
+            else:
+                for sp, todo in plans:
+                    run.spec(sp, todo, resources)
         except KeyboardInterrupt as exc:
             run.report.interrupted = exc.reason if isinstance(exc, Interrupted) else "SIGINT"
             raise Interrupted(run.report.interrupted, run.report) from None

@@ -77,10 +77,12 @@ class Setting:
     default: Any
     help: str
     kind: str  # "choice" | "bool" | "int" | "float" | "names" (comma-separated on a command line) | "ids" (repeatable)
+    # | "workers" (a count or "auto")
     validate: Callable[[str, Any], Any]  # (name, value) -> the value normalized; a SpecError when wrong
     choices: tuple[str, ...] = ()
     metavar: str | None = None
     flag: str | None = None  # the command-line flag when it is not --<name with dashes>
+    short: str | None = None  # a one-letter command-line alias ("-n"), not given a prefix
     unset: str = "the Spec's own"  # what None means, in the help
     surface_unset: Mapping[str, str] = field(default_factory=dict)  # surface -> what None means there
     surface_defaults: Mapping[str, tuple[Any, str]] = field(default_factory=dict)  # surface -> (default, why)
@@ -95,7 +97,9 @@ class Setting:
     def flags(self, prefix: str = "--") -> tuple[str, ...]:
         """The flag(s) of this setting: a bool has a pair, ``--x`` and ``--no-x``."""
         base = (self.flag or "--" + self.name.replace("_", "-"))[2:]
-        return (prefix + base, f"{prefix}no-{base}") if self.kind == "bool" else (prefix + base,)
+        if self.kind == "bool":
+            return (prefix + base, f"{prefix}no-{base}")
+        return (self.short, prefix + base) if self.short and prefix == "--" else (prefix + base,)
 
     def arguments(self, surface: str, prefix: str = "--", dest_prefix: str = "") -> list[tuple[tuple[str, ...],
                                                                                                dict[str, Any]]]:
@@ -207,6 +211,17 @@ def _seconds(name: str, value: Any) -> float:
     return float(value)
 
 
+def _workers(name: str, value: Any) -> int | str:
+    if value == "auto":
+        return "auto"
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SpecError(name, value, "give a number of worker processes >= 1, or 'auto' (the CPU count without a "
+                        "GPU; several per GPU with GPUs)")
+    return value
+
+
 def _setting(default: Any, help: str, kind: str, validate: Callable[[str, Any], Any], **more: Any) -> Any:
     """A field of Options carrying its declaration (the name is filled in from the field)."""
     return field(default=default, metadata={"setting": dict(default=default, help=help, kind=kind,
@@ -216,7 +231,7 @@ def _setting(default: Any, help: str, kind: str, validate: Callable[[str, Any], 
 @dataclass(frozen=True)
 class Options:
     """How kcheck checks a Spec: the case matrix (tier, dtypes, patterns, seeds, large, cases) and how cases run
-    (isolate, timeout, interpreter_checks, order, resources). Validated on construction: a wrong value is a
+    (isolate, workers, timeout, interpreter_checks, order, resources). Validated on construction: a wrong value is a
     :class:`kcheck.SpecError` naming the setting, the value and the fix.
 
         opts = kcheck.Options(tier="quick", dtypes=["fp32"])
@@ -264,6 +279,13 @@ class Options:
         "float", _seconds, metavar="S",
         absent={"cli sanitize": "sanitize's --timeout is another setting: the limit of one compute-sanitizer "
                                 "process (default 600 s)"})
+    workers: int | str = _setting(
+        1, "run the cases in N worker processes at once ('auto': one per CPU core without a GPU, several per GPU "
+           "with GPUs, each pinned to one GPU); implies isolation", "workers", _workers, metavar="N|auto", short="-n",
+        absent={"debug": "the debugger runs its matrix in one worker",
+                "cli debug": "the debugger runs its matrix in one worker",
+                "cli sanitize": "sanitize's --jobs sets how many compute-sanitizer processes run at once",
+                "pytest": "pytest-xdist's -n spreads the cases over processes (the plugin pins each to a GPU)"})
     interpreter_checks: bool = _setting(
         True, "in Triton's interpreter, check every memory access against the launch's tensors and find races "
               "between programs (findings fail the case)", "bool", _bool, absent={"cli sanitize": _NO_INTERPRETER})

@@ -11,6 +11,15 @@ dies. The parent sends (module path, Spec name, case) and waits up to ``timeout`
 
 A Spec must be reachable by a worker: defined at module level in an importable file (the CLI and pytest always
 have one). Each worker redirects its stderr to a file the parent reads after a crash.
+
+Workers are started through multiprocessing's ``forkserver``
+(https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods): one server process imports
+torch, Triton and kcheck once (it never touches CUDA) and forks each worker from there, so a new worker costs a
+fraction of a second instead of the seconds a ``spawn`` pays re-importing torch. Each worker then takes the parent's
+environment as it is at the worker's start, with the worker's own additions (``CUDA_VISIBLE_DEVICES``), before
+anything initializes CUDA. After a worker dies, a warm spare is started in the background, so a Spec whose cases
+crash one after another does not wait for a cold start per case. ``KCHECK_WORKER_START=spawn`` falls back to
+``spawn`` (where ``forkserver`` is not available it is the default).
 """
 
 from __future__ import annotations
@@ -21,8 +30,10 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
+from collections.abc import Mapping
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -63,9 +74,12 @@ def _die_with_parent() -> None:
         os._exit(0)
 
 
-def _serve(conn: Connection, stderr_path: str) -> None:
+def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = None) -> None:
     """Worker main loop (runs in the child)."""
     _die_with_parent()
+    if env is not None:  # the parent's environment now (a forkserver's is the one of its own start), plus pinning
+        os.environ.clear()
+        os.environ.update(env)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C in the terminal is the parent's to handle
     fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 2)
@@ -125,27 +139,71 @@ def _resources(ref: SpecRef) -> tuple[str, Any]:
         return "error", f"the kernel called sys.exit({exc.code!r})"
 
 
-class Isolated:
-    """A worker process that runs cases one at a time; replaced whenever it dies or hangs."""
+_CONTEXT_LOCK = threading.Lock()
 
-    def __init__(self, timeout: float = 60.0) -> None:
+
+def _context() -> Any:
+    """The multiprocessing context workers start from: ``forkserver`` preloaded with kcheck (see the module
+    docstring), or ``spawn`` where forkserver is missing or ``KCHECK_WORKER_START=spawn`` asks for it."""
+    method = os.environ.get("KCHECK_WORKER_START", "forkserver")
+    if method not in ("forkserver", "spawn") or method not in mp.get_all_start_methods():
+        method = "spawn"
+    ctx = mp.get_context(method)
+    if method == "forkserver":
+        with _CONTEXT_LOCK:
+            ctx.set_forkserver_preload(["kcheck.run._isolate"])
+    return ctx
+
+
+class _Process:
+    """A started worker: its process, the parent's end of its pipe and the file its stderr goes to."""
+
+    def __init__(self, ctx: Any, env: Mapping[str, str] | None) -> None:
+        fd, self.stderr = tempfile.mkstemp(prefix="kcheck-worker-", suffix=".stderr")
+        os.close(fd)
+        parent, child = ctx.Pipe()
+        full = dict(os.environ)
+        full.update(env or {})
+        self.proc = ctx.Process(target=_serve, args=(child, self.stderr, full), daemon=True)
+        with _CONTEXT_LOCK:  # several pool threads may start workers at once; the forkserver starts once
+            self.proc.start()
+        child.close()
+        self.conn: Connection = parent
+
+
+class Isolated:
+    """A worker process that runs cases one at a time; replaced whenever it dies or hangs.
+
+    ``env`` is added to the worker's environment (a pool pins each worker to a GPU with ``CUDA_VISIBLE_DEVICES``);
+    ``spare`` keeps a warm worker started in the background once a worker has died, so the next crash costs little.
+    """
+
+    def __init__(self, timeout: float = 60.0, *, env: Mapping[str, str] | None = None, spare: bool = True) -> None:
         self.timeout = timeout
-        self._ctx = mp.get_context("spawn")
+        self.env = dict(env or {})
+        self.spare = spare
+        self._ctx = _context()
         self._proc: Any = None
         self._conn: Connection | None = None
         self._stderr = ""
+        self._spare: _Process | None = None
         self.started = 0  # workers started, for the report's figures
+        self.deaths = 0  # workers that died or were killed
+        self._closing = False
 
     def _start(self) -> None:
         self._forget_stderr()
-        fd, self._stderr = tempfile.mkstemp(prefix="kcheck-worker-", suffix=".stderr")
-        os.close(fd)
-        parent, child = self._ctx.Pipe()
-        self._proc = self._ctx.Process(target=_serve, args=(child, self._stderr), daemon=True)
-        self._proc.start()
-        child.close()
-        self._conn = parent
-        self.started += 1
+        spare, self._spare = self._spare, None
+        if spare is not None and not spare.proc.is_alive():
+            _discard(spare)
+            spare = None
+        fresh = spare or _Process(self._ctx, self.env)
+        self._proc, self._conn, self._stderr = fresh.proc, fresh.conn, fresh.stderr
+        if spare is None:
+            self.started += 1
+        if self.spare and self.deaths:
+            self._spare = _Process(self._ctx, self.env)
+            self.started += 1
 
     def _stop(self, kill: bool = False) -> int | None:
         """Stop the worker (killed when ``kill`` or when it does not exit within 5 s) and return its exit code."""
@@ -155,6 +213,8 @@ class Isolated:
             self._conn = None
         if proc is None:
             return None
+        if not self._closing:
+            self.deaths += 1
         if kill and proc.is_alive():
             proc.kill()
         proc.join(5)
@@ -250,7 +310,18 @@ class Isolated:
             raise RuntimeError(str(payload))
         return list(payload)
 
+    def interrupt(self) -> None:
+        """Kill the running worker from another thread: the thread waiting on its case sees it die (Ctrl-C)."""
+        self._closing = True
+        proc = self._proc
+        if proc is not None and proc.is_alive():
+            proc.kill()
+
     def close(self) -> None:
+        self._closing = True
+        if self._spare is not None:
+            _discard(self._spare)
+            self._spare = None
         if self._conn is not None:
             try:
                 self._conn.send(None)
@@ -264,6 +335,18 @@ class Isolated:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _discard(worker: _Process) -> None:
+    """Stop a spare that never ran a case."""
+    worker.conn.close()
+    if worker.proc.is_alive():
+        worker.proc.kill()
+    worker.proc.join(5)
+    try:
+        os.unlink(worker.stderr)
+    except OSError:
+        pass
 
 
 def _poll_timeout(limit: float) -> float | None:

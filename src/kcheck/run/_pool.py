@@ -1,0 +1,206 @@
+"""Parallel workers: the cases of a check spread over N isolated workers, on one machine and over its GPUs.
+
+Each worker is an :class:`~kcheck.run.Isolated` (a crash or a hang costs its case; the dead worker is replaced,
+from a warm spare once one has died, while the others go on) driven by one thread of the parent, which only waits
+on the worker's pipe. Cases are handed out one at a time from a shared queue, so a slow case never holds back the
+others; the caller gets ``("start", i)`` and ``("done", i, result)`` events as they happen and puts the results back
+in order itself.
+
+On a machine with GPUs the workers form one group per GPU: worker ``w`` is pinned to GPU ``w mod G`` through
+``CUDA_VISIBLE_DEVICES`` in its environment, set before anything in the worker initializes CUDA. A past-2**31 case
+(tens of GiB) goes to the GPU with the most free memory at the moment it is handed out, and each GPU runs at most one
+such case at a time; the other workers of that GPU go on with small cases.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from ._isolate import Isolated
+
+T = TypeVar("T")
+
+#: Workers per GPU for ``workers="auto"``: several share one GPU, so one worker's compile (CPU) overlaps another's
+#: launch (GPU); capped by the CPU count.
+PER_GPU = 4
+
+
+def visible_gpus() -> list[str]:
+    """The GPUs this process may use, as names for ``CUDA_VISIBLE_DEVICES``: the entries of the parent's own
+    ``CUDA_VISIBLE_DEVICES`` when it is set (so pinning stays inside it), else the indices ``0..count-1``."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return []
+    count = torch.cuda.device_count()
+    given = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if given:
+        names = [g.strip() for g in given.split(",") if g.strip()]
+        return names[:count]
+    return [str(i) for i in range(count)]
+
+
+def worker_count(setting: int | str, cases: int, gpus: Sequence[str], cpus: int | None = None) -> int:
+    """How many workers to start: ``setting`` (an int, or "auto": the CPU count on a CPU machine, ``PER_GPU`` per
+    GPU on a GPU machine, at most the CPU count), never more than the cases to run and never less than 1."""
+    cpus = cpus or os.cpu_count() or 1
+    if setting == "auto":
+        n = min(cpus, PER_GPU * len(gpus)) if gpus else cpus
+    else:
+        n = int(setting)
+    return max(1, min(n, cases))
+
+
+def pinning(workers: int, gpus: Sequence[str]) -> list[dict[str, str]]:
+    """The environment additions of each worker: ``CUDA_VISIBLE_DEVICES`` of GPU ``w mod G`` (nothing without
+    GPUs)."""
+    if not gpus:
+        return [{} for _ in range(workers)]
+    return [{"CUDA_VISIBLE_DEVICES": gpus[w % len(gpus)]} for w in range(workers)]
+
+
+def free_memory(gpu: int) -> int:
+    """Free bytes on the parent's GPU ``gpu`` (an index as the parent sees them)."""
+    import torch
+
+    free, _ = torch.cuda.mem_get_info(gpu)
+    return int(free)
+
+
+@dataclass
+class _Worker:
+    isolated: Isolated
+    group: int  # index into the GPU list; 0 without GPUs
+
+
+class Pool(Generic[T]):
+    """N isolated workers (see the module docstring). ``gpus`` are the GPUs to pin workers to (``visible_gpus()``;
+    empty on a CPU machine); ``free(g)`` says the free bytes of the ``g``-th of them (default: ``free_memory``)."""
+
+    def __init__(self, workers: int, timeout: float, gpus: Sequence[str] = (),
+                 free: Callable[[int], int] | None = None) -> None:
+        self.gpus = list(gpus)
+        self.free = free or free_memory
+        envs = pinning(workers, self.gpus)
+        self.workers = [_Worker(Isolated(timeout, env=env), w % max(1, len(self.gpus)))
+                        for w, env in enumerate(envs)]
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    # --- scheduling -------------------------------------------------------------------------------------------
+
+    def _next(self, group: int) -> int | None:
+        """The next task for a worker of ``group`` (called under the condition's lock), None when there is none
+        left for it; waits while its GPU's large case runs and another is queued for it."""
+        while not self._stop.is_set():
+            if self._large[group] and not self._busy[group]:
+                self._busy[group] = True
+                return self._large[group].popleft()
+            while self._pending:
+                i = self._pending.popleft()
+                if not (self.gpus and self._is_large(self._tasks[i])):
+                    return i
+                target = self._place()
+                self._large[target].append(i)
+                if target == group and not self._busy[group]:
+                    self._busy[group] = True
+                    return self._large[group].popleft()
+            if not self._large[group]:
+                return None
+            self._cond.wait()  # a large case of this GPU is queued behind the one running
+        return None
+
+    def _place(self) -> int:
+        """The GPU group for a past-2**31 case: the most free memory among the GPUs not running one, else among
+        all."""
+        idle = [g for g in range(len(self.gpus)) if not self._busy[g] and not self._large[g]] or list(
+            range(len(self.gpus)))
+        try:
+            return max(idle, key=self.free)
+        except Exception:  # the driver cannot say: spread them round
+            return min(idle, key=lambda g: len(self._large[g]))
+
+    def _serve(self, worker: _Worker, run: Callable[[Isolated, T], Any], events: queue.Queue[Any]) -> None:
+        try:
+            while True:
+                with self._cond:
+                    i = self._next(worker.group)
+                if i is None:
+                    return
+                events.put(("start", i, None))
+                try:
+                    result = run(worker.isolated, self._tasks[i])
+                except BaseException as exc:  # a bug in kcheck: the parent re-raises it
+                    events.put(("error", i, exc))
+                    return
+                finally:
+                    with self._cond:
+                        if self.gpus and self._is_large(self._tasks[i]):
+                            self._busy[worker.group] = False
+                        self._cond.notify_all()
+                events.put(("done", i, result))
+        finally:
+            events.put(("exit", None, None))
+
+    # --- running ----------------------------------------------------------------------------------------------
+
+    def run(self, tasks: Sequence[T], run: Callable[[Isolated, T], Any],
+            is_large: Callable[[T], bool] = lambda t: False) -> Iterator[tuple[str, int, Any]]:
+        """Run ``run(worker, task)`` for every task on the workers; yield ``("start", i, None)`` when task ``i``
+        starts and ``("done", i, result)`` when it ends, as they happen. An exception raised by ``run`` is raised
+        here; closing the iterator early (Ctrl-C) stops the workers."""
+        self._tasks, self._is_large = list(tasks), is_large
+        self._pending: deque[int] = deque(range(len(self._tasks)))
+        groups = max(1, len(self.gpus))
+        self._large: list[deque[int]] = [deque() for _ in range(groups)]
+        self._busy = [False] * groups
+        self._cond = threading.Condition()
+        events: queue.Queue[Any] = queue.Queue()
+        self._threads = [threading.Thread(target=self._serve, args=(w, run, events), daemon=True,
+                                          name=f"kcheck-worker-{k}") for k, w in enumerate(self.workers)]
+        for t in self._threads:
+            t.start()
+        running = len(self._threads)
+        try:
+            while running:
+                kind, i, payload = events.get()
+                if kind == "exit":
+                    running -= 1
+                elif kind == "error":
+                    raise payload
+                else:
+                    yield kind, i, payload
+        finally:
+            self.stop()
+
+    def stop(self) -> None:
+        """Hand out no more tasks and wait for the running ones (killed by closing their workers if needed)."""
+        self._stop.set()
+        if hasattr(self, "_cond"):
+            with self._cond:
+                self._cond.notify_all()
+        if any(t.is_alive() for t in self._threads):
+            for w in self.workers:  # a thread waiting on a case: killing its worker ends the wait
+                w.isolated.interrupt()
+        for t in self._threads:
+            t.join(10)
+
+    def close(self) -> None:
+        self.stop()
+        for w in self.workers:
+            w.isolated.close()
+
+    def __enter__(self) -> Pool[T]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+__all__ = ["PER_GPU", "Pool", "free_memory", "pinning", "visible_gpus", "worker_count"]

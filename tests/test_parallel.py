@@ -1,0 +1,204 @@
+"""Parallel workers: ``workers=N`` gives the report one worker gives (same cases, statuses, order), a crash costs its
+case only, and the scheduling over GPUs (pinning, past-2**31 cases) does what it says, with the GPU list faked."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+import kcheck
+from kcheck import Status
+from kcheck.run import Isolated, Pool, pinning, worker_count
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+_MODULE = textwrap.dedent('''
+    import os
+
+    import torch
+
+    import kcheck
+
+
+    def wrong_at_129(x):  # a wrong answer where N = 129, right elsewhere
+        out = torch.neg(x)
+        if x.numel() == 129:
+            out[0] += 1
+        return out
+
+
+    def aborts_at_129(x):  # kills its process where N = 129
+        if x.numel() == 129:
+            os.abort()
+        return torch.neg(x)
+
+
+    def pinned(x):  # right only in a worker whose environment pins it as the test asked
+        if os.environ.get("CUDA_VISIBLE_DEVICES") != os.environ.get("KCHECK_TEST_PIN"):
+            raise RuntimeError(f"not pinned: {os.environ.get('CUDA_VISIBLE_DEVICES')!r}")
+        return torch.neg(x)
+
+
+    failing = kcheck.Spec(name="failing", kernel=wrong_at_129, reference=torch.neg, inputs=[kcheck.Tensor("N")],
+                          dims={"N": kcheck.Dim(nominal=64)})
+    crashing = kcheck.Spec(name="crashing", kernel=aborts_at_129, reference=torch.neg, inputs=[kcheck.Tensor("N")],
+                           dims={"N": kcheck.Dim(nominal=64)})
+    pinning = kcheck.Spec(name="pinning", kernel=pinned, reference=torch.neg, inputs=[kcheck.Tensor("N")],
+                          dims={"N": kcheck.Dim(nominal=64)})
+''')
+
+
+@pytest.fixture
+def specs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A module of small Specs, importable by the workers (a file on sys.path)."""
+    name = f"parallel_specs_{os.getpid()}_{abs(hash(str(tmp_path))) % 10**6}"
+    (tmp_path / f"{name}.py").write_text(_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module(name)
+    yield module
+    sys.modules.pop(name, None)
+
+
+def _shape(report: kcheck.Report) -> list[tuple[str, list[tuple[str, Status]]]]:
+    return [(s.name, [(c.case.id, c.status) for c in s.cases]) for s in report.specs]
+
+
+@pytest.mark.interpreter
+def test_two_workers_give_the_report_one_worker_gives(specs, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    vector_add = importlib.import_module("vector_add").spec
+    chosen = [vector_add, specs.failing]
+    one = kcheck.check(chosen, tier="quick", large=False, isolate=True)
+    seen: list[tuple[str, str, bool]] = []
+    lives: list[int] = []
+    two = kcheck.check(chosen, tier="quick", large=False, workers=2,
+                       progress=lambda sp, case, res: seen.append((sp.name, case.id, res is None)),
+                       live=lambda report: lives.append(sum(len(s.cases) for s in report.specs)))
+    assert _shape(two) == _shape(one)
+    assert [s.warnings for s in two.specs] == [s.warnings for s in one.specs]
+    assert not two.specs[1].passed and two.specs[0].passed
+    assert any(c.status is Status.FAILED for c in two.specs[1].cases)
+    # every case announced before its result, results in the original order, live() after each one
+    done = [(name, case) for name, case, before in seen if not before]
+    assert done == [(s.name, c.case.id) for s in one.specs for c in s.cases]
+    assert {(n, c) for n, c, before in seen if before} == set(done)
+    assert lives == list(range(1, len(done) + 1))
+    assert two.complete
+
+
+def test_a_crash_in_one_worker_loses_no_other_case(specs):
+    cases = kcheck.matrix(specs.crashing, tier="quick", large=False)
+    report = kcheck.check(specs.crashing, tier="quick", large=False, workers=2, timeout=120)
+    assert [c.case.id for c in report.cases] == [c.id for c in cases]
+    crashed = [c for c in report.cases if c.status is Status.CRASHED]
+    assert crashed and all(c.case.sizes["N"] == 129 for c in crashed)
+    assert all("SIGABRT" in c.reasons[0] for c in crashed)
+    others = [c for c in report.cases if c.case.sizes["N"] != 129 and c.case.skip is None]
+    assert others and all(c.status is Status.PASSED for c in others)
+
+
+def test_a_worker_gets_its_pinning_in_its_environment(specs, monkeypatch: pytest.MonkeyPatch):
+    from kcheck._discover import locate
+
+    monkeypatch.setenv("KCHECK_TEST_PIN", "3")  # the parent's environment at the worker's start goes with it
+    case = kcheck.matrix(specs.pinning, tier="quick", large=False)[0]
+    ref = locate(specs.pinning)
+    assert ref is not None
+    with Isolated(60, env={"CUDA_VISIBLE_DEVICES": "3"}) as pinned:
+        assert pinned.run(ref, case).status is Status.PASSED
+    with Isolated(60, env={"CUDA_VISIBLE_DEVICES": "5"}) as other:
+        assert other.run(ref, case).status is not Status.PASSED
+
+
+def test_a_spare_takes_over_after_a_crash(specs):
+    """After the first death a warm spare is started, so the next crash does not wait for a cold start."""
+    from kcheck._discover import locate
+
+    ref = locate(specs.crashing)
+    assert ref is not None
+    crash = next(c for c in kcheck.matrix(specs.crashing, tier="quick", large=False) if c.sizes["N"] == 129)
+    with Isolated(60) as iso:
+        statuses = [iso.run(ref, crash).status for _ in range(3)]
+        assert statuses == [Status.CRASHED] * 3
+        assert iso.deaths == 3
+        # one cold start, then each replacement came from a spare and started the next spare
+        assert iso.started == 1 + 3
+
+
+def test_worker_count():
+    assert worker_count(2, cases=10, gpus=[]) == 2
+    assert worker_count(8, cases=3, gpus=[]) == 3  # never more workers than cases
+    assert worker_count("auto", cases=100, gpus=[], cpus=6) == 6
+    assert worker_count("auto", cases=100, gpus=["0", "1"], cpus=64) == 8  # 4 per GPU
+    assert worker_count("auto", cases=100, gpus=["0", "1"], cpus=6) == 6  # at most the CPU count
+    assert worker_count("auto", cases=0, gpus=[]) == 1
+
+
+def test_pinning_puts_one_group_per_gpu():
+    assert pinning(5, ["2", "3"]) == [{"CUDA_VISIBLE_DEVICES": g} for g in ("2", "3", "2", "3", "2")]
+    assert pinning(2, []) == [{}, {}]
+
+
+def test_large_cases_go_where_the_memory_is_one_at_a_time_per_gpu():
+    """Fake GPUs: the run function records which GPU group ran which task; no worker process starts."""
+    free = {0: 10, 1: 50}
+    pool: Pool[int] = Pool(4, 60, gpus=["0", "1"], free=lambda g: free[g])
+    group = {id(w.isolated): w.group for w in pool.workers}
+    lock = threading.Lock()
+    running = {0: 0, 1: 0}
+    most = {0: 0, 1: 0}
+    ran: dict[int, int] = {}
+    gate = threading.Event()
+
+    def run(worker: Isolated, task: int) -> int:
+        g = group[id(worker)]
+        with lock:
+            ran[task] = g
+            if task >= 100:
+                running[g] += 1
+                most[g] = max(most[g], running[g])
+        gate.wait(0.05)
+        with lock:
+            if task >= 100:
+                running[g] -= 1
+        return task
+
+    tasks = [100, 1, 2, 101, 3, 4, 102, 5]
+    with pool:
+        events = list(pool.run(tasks, run, is_large=lambda t: t >= 100))
+    assert sorted(p for kind, _, p in events if kind == "done") == sorted(tasks)
+    assert ran[100] == 1  # the first large case goes to the GPU with the most free memory
+    assert most[0] <= 1 and most[1] <= 1  # never two large cases at once on one GPU
+    assert set(ran) == set(tasks)
+
+
+def test_pool_passes_a_bug_of_the_run_function_on():
+    pool: Pool[int] = Pool(2, 60)
+
+    def run(worker: Isolated, task: int) -> int:
+        raise ValueError(f"bug at {task}")
+
+    with pool, pytest.raises(ValueError, match="bug at"):
+        list(pool.run([1, 2, 3], run))
+
+
+def test_workers_from_a_command_line_string():
+    assert kcheck.Options(workers="3").workers == 3
+    assert kcheck.Options(workers="auto").workers == "auto"
+
+
+def test_xdist_worker_pins_to_a_gpu():
+    from kcheck.pytest_plugin import xdist_gpu
+
+    assert xdist_gpu("gw0", ["0", "1"]) == "0"
+    assert xdist_gpu("gw3", ["0", "1"]) == "1"
+    assert xdist_gpu("gw2", ["4", "5", "6"]) == "6"
+    assert xdist_gpu(None, ["0", "1"]) is None  # not under xdist
+    assert xdist_gpu("gw1", ["0"]) is None  # one GPU: nothing to spread
+    assert xdist_gpu("master", ["0", "1"]) is None
