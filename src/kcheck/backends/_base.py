@@ -24,12 +24,31 @@ if TYPE_CHECKING:
     from .._device import DeviceInfo
 
 
-def referenced(fn: Any) -> Iterator[Any]:
-    """The objects a launcher refers to: itself, then the globals its code names and its closure's cells."""
-    yield fn
-    target = inspect.unwrap(fn) if callable(fn) else fn
-    if target is not fn:  # a wrapper (functools.wraps) of a kernel or launcher
-        yield target
+#: Modules whose functions are not walked: they are frameworks, not a user's launchers.
+_LIBRARIES = ("torch", "triton", "numpy", "numba", "kcheck")
+
+
+def _autograd_targets(obj: Any) -> list[Any] | None:
+    """The functions behind an autograd Function (the class, or its ``apply``) or an ``nn.Module`` (its class's
+    ``forward``), or None when ``obj`` is neither."""
+    cls = getattr(obj, "__self__", None) if getattr(obj, "__name__", None) == "apply" else obj
+    if isinstance(cls, type) and issubclass(cls, torch.autograd.Function):
+        return [f for f in (getattr(cls, "forward", None), getattr(cls, "backward", None)) if callable(f)]
+    if isinstance(obj, torch.nn.Module):
+        return [type(obj).forward]
+    return None
+
+
+def _walkable(obj: Any) -> bool:
+    """A user's function (not a framework's), an autograd Function or an ``nn.Module``: the walk looks inside."""
+    if _autograd_targets(obj) is not None:
+        return True
+    module = (getattr(obj, "__module__", None) or "").split(".")[0]
+    return inspect.isfunction(obj) and module not in _LIBRARIES
+
+
+def _names(target: Any) -> Iterator[Any]:
+    """The globals ``target``'s code names and its closure's cells."""
     glb = getattr(target, "__globals__", None) or {}
     code = getattr(target, "__code__", None)
     for name in code.co_names if code is not None else ():
@@ -40,6 +59,39 @@ def referenced(fn: Any) -> Iterator[Any]:
             yield cell.cell_contents
         except ValueError:  # an empty cell
             continue
+
+
+def referenced(fn: Any, depth: int = 2) -> Iterator[Any]:
+    """The objects a launcher refers to: itself, then the globals its code names and its closure's cells. An
+    autograd Function (or its ``apply``) and an ``nn.Module`` refer to what their ``forward``/``backward`` refer
+    to; the walk goes ``depth`` levels into the user's functions and Functions it meets there (a launcher calling a
+    Function whose forward calls a helper that launches the kernel), never into a module's other globals."""
+    seen: set[int] = set()
+
+    def visit(obj: Any, left: int) -> Iterator[Any]:
+        if id(obj) in seen:
+            return
+        seen.add(id(obj))
+        yield obj
+        behind = _autograd_targets(obj)
+        if behind is None:
+            target = inspect.unwrap(obj) if callable(obj) else obj
+            behind = [target]
+            if target is not obj and id(target) not in seen:  # a wrapper (functools.wraps) of a kernel or launcher
+                seen.add(id(target))
+                yield target
+        for target in behind:
+            if target is not obj and _autograd_targets(obj) is not None and id(target) not in seen:
+                seen.add(id(target))
+                yield target
+            for item in _names(target):
+                if left > 0 and _walkable(item):
+                    yield from visit(item, left - 1)
+                elif id(item) not in seen:
+                    seen.add(id(item))
+                    yield item
+
+    yield from visit(fn, depth)
 
 
 class Backend:

@@ -20,7 +20,7 @@ from typing import Any
 from .._device import DeviceInfo, interpreter_active
 from .._resources import Resources
 from ..interpret import checked
-from ._base import Backend, register
+from ._base import Backend, referenced, register
 from ._triton_compile import ptxas_resources
 
 
@@ -37,22 +37,14 @@ def _is_jit(obj: Any) -> bool:
 
 def triton_kernels(fn: Any) -> list[Any]:
     """The Triton kernels ``fn`` (a launcher) launches: itself if it is one, else those its globals (the names its
-    code uses) or its closure hold."""
+    code uses) or its closure hold, walking into autograd Functions, ``nn.Module``s and the user's helper functions
+    as ``referenced`` does."""
     if _is_jit(fn):
         return [fn]
     target = inspect.unwrap(fn) if callable(fn) else fn
     if _is_jit(target):
         return [target]
-    glb = getattr(target, "__globals__", None) or {}
-    code = getattr(target, "__code__", None)
-    found = [glb[n] for n in (code.co_names if code is not None else ()) if _is_jit(glb.get(n))]
-    for cell in getattr(target, "__closure__", None) or ():
-        try:
-            if _is_jit(cell.cell_contents):
-                found.append(cell.cell_contents)
-        except ValueError:
-            continue
-    return found
+    return [k for k in referenced(fn) if k is not fn and _is_jit(k)]
 
 
 def uses_triton(fn: Any) -> bool:
