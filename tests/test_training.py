@@ -170,3 +170,73 @@ def test_spec_validation_of_grad():
     with pytest.raises(kcheck.SpecError):
         _spec(_mul_function()).__class__(name="m", kernel=abs, reference=abs, inputs=[kcheck.Tensor("N")],
                                          grad="yes")
+
+
+# --- autograd Functions and modules are recognized as the framework they launch --------------------------------
+
+
+def test_an_autograd_function_and_its_callers_are_recognized_as_triton():
+    import train_rmsnorm as t
+
+    from kcheck.backends import backend_of
+
+    assert backend_of(t.RMSNormFunction.apply).name == "triton"
+    assert backend_of(t.rmsnorm).name == "triton"  # launcher -> Function -> helper -> kernel
+
+    function = t.RMSNormFunction
+
+    class Norm(torch.nn.Module):
+        def forward(self, x, w):
+            return function.apply(x, w)
+
+    assert backend_of(Norm()).name == "triton"
+    assert backend_of(lambda x: x * 2).name == "torch"
+    assert backend_of(_mul_function()).name == "torch"  # a Function of torch ops stays torch
+
+
+def test_the_walk_is_bounded():
+    import train_rmsnorm as t
+
+    from kcheck.backends import backend_of
+
+    rmsnorm = t.rmsnorm
+
+    def level3(x, w):
+        return rmsnorm(x, w)
+
+    def level4(x, w):
+        return level3(x, w)
+
+    # wrapper -> launcher -> Function (same depth) -> helper -> kernel
+    assert backend_of(level3).name == "triton"
+    assert backend_of(lambda x, w: rmsnorm(x, w)).name == "triton"
+    assert backend_of(level4).name == "torch"  # past the depth the walk looks: a plain callable
+
+
+# --- Triton training kernels (interpreter on the CPU) ---------------------------------------------------------
+
+
+def test_rmsnorm_example_passes_forward_and_backward():
+    import train_rmsnorm as t
+
+    report = kcheck.check(t.spec, tier="quick")
+    assert report.passed, kcheck.format_report(report)
+    assert report.specs[0].framework == "triton"
+    ran = [c for c in report.cases if c.status is Status.PASSED]
+    assert ran and all({"grad of input 0 (x)", "grad of input 1 (weight)"} <= {g.output for g in c.comparisons}
+                       for c in ran)
+
+
+def test_a_weight_gradient_missing_the_accumulation_over_rows_fails_naming_the_gradient():
+    from zoo_training import rmsnorm_dw_one_program as z
+
+    case = "rmsnorm_dw_one_program[M=64,N=256,fp32,randn,seed=0]"
+    res = _one(z.spec, case)
+    assert res.status is Status.FAILED
+    grads = _grads(res)
+    assert grads["grad of input 0 (x)"].passed and not grads["grad of input 1 (weight)"].passed
+    assert all(c.passed for c in res.comparisons if not c.output.startswith("grad of"))
+    text = kcheck.format_case(res)
+    assert "grad of input 1 (weight):" in text and case in text and "Where:" in text
+    small = _one(z.spec, "rmsnorm_dw_one_program[M=1,N=256,fp32,randn,seed=0]")  # one program: no rows dropped
+    assert small.status is Status.PASSED, kcheck.format_case(small)

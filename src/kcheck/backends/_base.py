@@ -64,8 +64,9 @@ def _names(target: Any) -> Iterator[Any]:
 def referenced(fn: Any, depth: int = 2) -> Iterator[Any]:
     """The objects a launcher refers to: itself, then the globals its code names and its closure's cells. An
     autograd Function (or its ``apply``) and an ``nn.Module`` refer to what their ``forward``/``backward`` refer
-    to; the walk goes ``depth`` levels into the user's functions and Functions it meets there (a launcher calling a
-    Function whose forward calls a helper that launches the kernel), never into a module's other globals."""
+    to, at the same depth; the walk goes ``depth`` levels into the user's functions it meets (a wrapper calling a
+    launcher that calls a Function whose forward calls a helper that launches the kernel), never into a module's
+    other globals nor into torch's, Triton's or numpy's own functions."""
     seen: set[int] = set()
 
     def visit(obj: Any, left: int) -> Iterator[Any]:
@@ -85,7 +86,9 @@ def referenced(fn: Any, depth: int = 2) -> Iterator[Any]:
                 seen.add(id(target))
                 yield target
             for item in _names(target):
-                if left > 0 and _walkable(item):
+                if _autograd_targets(item) is not None:  # a Function or Module: its forward is the same callable
+                    yield from visit(item, left)
+                elif left > 0 and _walkable(item):
                     yield from visit(item, left - 1)
                 elif id(item) not in seen:
                     seen.add(id(item))

@@ -1,0 +1,112 @@
+"""Validate gradient checks (``Spec(grad=True)``) on a GPU: usage training_validate.py OUT_DIR.
+
+1. examples/train_rmsnorm.py (Triton forward and backward behind an autograd Function) passes every case of the
+   default tier, recognized as Triton; prints its case counts, time, and the worst gradient error as a fraction
+   of its tolerance;
+2. the planted backward bug tests/zoo_training/rmsnorm_dw_one_program.py fails at the nominal case in
+   ``grad of input 1 (weight)`` only (dx and the forward right), with the case and where the errors lie;
+3. a gradient buffer the backward leaves partly unwritten is reported as unwritten on this device (the backward
+   runs on autograd's device thread on a GPU);
+4. gradients of a deterministic backward are bitwise identical across repeats.
+
+Writes OUT_DIR/training_validation.md and OUT_DIR/*.txt; exits non-zero when an expectation fails. Without a GPU it
+says so and runs the same expectations on the quick tier in Triton's interpreter.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "examples"), str(ROOT / "tests")]
+
+import torch  # noqa: E402
+
+GPU = torch.cuda.is_available()
+if not GPU:
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+
+import kcheck  # noqa: E402
+from kcheck import Status  # noqa: E402
+
+
+def main() -> int:
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("OUT", "training-validation"))
+    out.mkdir(parents=True, exist_ok=True)
+    tier = "default" if GPU else "quick"
+    lines = [f"# Gradient checks on {'the GPU: ' + torch.cuda.get_device_name() if GPU else 'the CPU (no GPU)'}",
+             f"torch {torch.__version__}, tier {tier}", ""]
+    failures: list[str] = []
+    if not GPU:
+        print("no GPU: running the CPU subset (quick tier, Triton's interpreter)")
+
+    import train_rmsnorm
+    from zoo_training import rmsnorm_dw_one_program as zoo
+
+    # 1. the example passes
+    t0 = time.perf_counter()
+    report = kcheck.check(train_rmsnorm.spec, tier=tier)
+    seconds = time.perf_counter() - t0
+    (out / "train_rmsnorm.txt").write_text(kcheck.format_report(report))
+    sr = report.specs[0]
+    counts = {s.value: sr.count(s) for s in Status if sr.count(s)}
+    worst, worst_at = 0.0, ""
+    for c in report.cases:
+        for cmp in c.comparisons:
+            if cmp.output.startswith("grad of") and cmp.numel and cmp.tolerance.atol > 0:
+                ratio = cmp.max_abs / cmp.tolerance.atol
+                if ratio > worst:
+                    worst, worst_at = ratio, f"{c.id} {cmp.output}"
+    lines += [f"- train_rmsnorm: framework {sr.framework}, {counts}, {seconds:.1f} s; worst gradient max|err|/atol "
+              f"{worst:.3g} ({worst_at})"]
+    if not report.passed or sr.framework != "triton" or sr.count(Status.PASSED) < 5:
+        failures.append(f"train_rmsnorm did not pass as a Triton spec: {counts}, framework {sr.framework}")
+
+    # 2. the planted bug fails in the weight gradient only
+    case = "rmsnorm_dw_one_program[M=64,N=256,fp32,randn,seed=0]"
+    res = kcheck.check(zoo.spec, cases=case).cases[0]
+    text = kcheck.format_case(res)
+    (out / "zoo_rmsnorm_dw_one_program.txt").write_text(text)
+    bad = sorted(c.output for c in res.comparisons if not c.passed)
+    lines += [f"- planted dw bug at {case}: {res.status.value}, failing {bad}"]
+    if res.status is not Status.FAILED or bad != ["grad of input 1 (weight)"] or "Where:" not in text:
+        failures.append(f"planted dw bug: {res.status.value}, failing {bad}")
+
+    # 3. poisoned gradient buffers on this device, 4. bitwise-identical repeats
+    class Scale(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):  # type: ignore[override]
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):  # type: ignore[override]
+            dx = torch.empty_like(g)
+            dx[:, :-1] = 2 * g[:, :-1]  # the last column is never written
+            return dx
+
+    spec = kcheck.Spec(name="scale_unwritten", kernel=Scale.apply, reference=lambda x: 2 * x, grad=True,
+                       inputs=[kcheck.Tensor("M", "N")], dims={"M": kcheck.Dim(nominal=8, real=()),
+                                                               "N": kcheck.Dim(nominal=64, real=())})
+    res = kcheck.check(spec, cases="scale_unwritten[M=8,N=64,fp32,randn,seed=0]").cases[0]
+    grad = next(c for c in res.comparisons if c.output == "grad of input 0")
+    lines += [f"- unwritten gradient column: {grad.unwritten} unwritten elements reported (want 8)"]
+    if grad.unwritten != 8:
+        failures.append(f"unwritten gradient: {grad.unwritten} reported, want 8")
+    repeated = [c for c in report.cases if c.case.repeats and c.determinism is not None]
+    differing = sum(c.determinism.differing for c in repeated if c.determinism is not None)
+    lines += [f"- determinism: {len(repeated)} train_rmsnorm cases repeated, {differing} elements differing (want 0)"]
+    if not repeated or differing:
+        failures.append(f"determinism: {len(repeated)} repeated cases, {differing} differing elements")
+
+    lines += ["", "FAILED: " + "; ".join(failures) if failures else "all gradient expectations met"]
+    summary = "\n".join(lines) + "\n"
+    (out / "training_validation.md").write_text(summary)
+    print(summary)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
