@@ -45,10 +45,19 @@ _MODULE = textwrap.dedent('''
         return torch.neg(x)
 
 
+    def slow(x):  # right, a quarter of a second per case
+        import time
+
+        time.sleep(0.25)
+        return torch.neg(x)
+
+
     failing = kcheck.Spec(name="failing", kernel=wrong_at_129, reference=torch.neg, inputs=[kcheck.Tensor("N")],
                           dims={"N": kcheck.Dim(nominal=64)})
     crashing = kcheck.Spec(name="crashing", kernel=aborts_at_129, reference=torch.neg, inputs=[kcheck.Tensor("N")],
                            dims={"N": kcheck.Dim(nominal=64)})
+    slow = kcheck.Spec(name="slow", kernel=slow, reference=torch.neg, inputs=[kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=64)})
     pinning = kcheck.Spec(name="pinning", kernel=pinned, reference=torch.neg, inputs=[kcheck.Tensor("N")],
                           dims={"N": kcheck.Dim(nominal=64)})
 ''')
@@ -101,6 +110,43 @@ def test_a_crash_in_one_worker_loses_no_other_case(specs):
     assert all("SIGABRT" in c.reasons[0] for c in crashed)
     others = [c for c in report.cases if c.case.sizes["N"] != 129 and c.case.skip is None]
     assert others and all(c.status is Status.PASSED for c in others)
+
+
+def test_ctrl_c_keeps_the_finished_cases_and_leaves_no_worker(specs, tmp_path: Path):
+    """SIGINT while two workers run: Interrupted carries the cases that finished, in order, and every worker is
+    gone when check returns."""
+    import signal
+    import subprocess
+
+    code = textwrap.dedent(f'''
+        import os, sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import multiprocessing as mp
+        import kcheck
+        from {specs.__name__} import slow
+
+        def progress(spec, case, res):
+            if res is not None:
+                print("result", flush=True)
+
+        try:
+            kcheck.check(slow, tier="quick", large=False, workers=2, progress=progress)
+            print("finished")
+        except kcheck.Interrupted as exc:
+            ids = [c.case.id for c in exc.report.cases]
+            every = [c.id for c in kcheck.matrix(slow, tier="quick", large=False)]
+            print("interrupted", exc.reason, len(ids), ids == every[:len(ids)], exc.report.complete)
+            print("children", [p.pid for p in mp.active_children()])
+    ''')
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "result"
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    lines = out.strip().splitlines()
+    head = next(ln for ln in lines if ln.startswith("interrupted")).split()
+    assert head[1] == "SIGINT" and int(head[2]) >= 1 and head[3] == "True" and head[4] == "False"
+    assert next(ln for ln in lines if ln.startswith("children")) == "children []"
 
 
 def test_a_worker_gets_its_pinning_in_its_environment(specs, monkeypatch: pytest.MonkeyPatch):
