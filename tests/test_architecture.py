@@ -61,10 +61,13 @@ def _imports(path: Path) -> list[tuple[int, list[str]]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level > 0 and node.lineno not in typing_only:
             base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
-            mod = base + (node.module.split(".") if node.module else [])
-            if not mod:  # from .. import name: the kcheck package itself
-                mod = ["__init__"]
-            out.append((node.lineno, mod))
+            if node.module:
+                out.append((node.lineno, base + node.module.split(".")))
+                continue
+            for alias in node.names:  # from .. import name: a module or package of its own, else the facade
+                mod = [*base, alias.name]
+                is_module = (SRC.joinpath(*mod).is_dir() or SRC.joinpath(*mod).with_suffix(".py").exists())
+                out.append((node.lineno, mod if is_module else (base or ["__init__"])))
     return out
 
 

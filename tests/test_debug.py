@@ -132,15 +132,16 @@ def test_a_worker_rebuilds_a_probe_variant_from_its_description():
     """On a GPU the probes run in isolated workers: the variant travels as a description and is rebuilt there."""
     from pathlib import Path
 
-    from kcheck.diagnose._probe import VariantRef
+    from kcheck._discover import SpecRef
+    from kcheck.diagnose._probe import ApplyVariant
     from kcheck.run import Isolated
 
     spec = bugs.uninitialized
     case = kcheck.matrix(spec, cases="uninitialized[M=64,N=64,fp32,randn,seed=0]")[0]
     path = str(Path(bugs.__file__).resolve())
     with Isolated(timeout=120) as worker:
-        assert not worker.run(VariantRef(path, "uninitialized"), case).ok
-        assert worker.run(VariantRef(path, "uninitialized", ("zeroed", None)), case).ok
+        assert not worker.run(SpecRef(path, "uninitialized"), case).ok
+        assert worker.run(SpecRef(path, "uninitialized", ApplyVariant(("zeroed", None))), case).ok
 
 
 def test_launch_configurations_are_probed_on_the_smallest_failing_case(tmp_path):

@@ -12,6 +12,7 @@ from typing import Any
 
 import torch
 
+from . import interpret
 from ._device import DeviceInfo, detect
 from ._discover import SpecRef, locate
 from ._errors import EnvironmentProblem, Interrupted, SpecError
@@ -21,7 +22,6 @@ from ._results import CaseResult, Reason, ReasonKind, Report, SpecReport, Status
 from ._spec import Spec
 from .backends import Backend, backend_of
 from .cases import Case, build_matrix
-from .interpret import InterpreterMismatch, internals
 from .run import Deadlines, Isolated, Pool, RunOptions, run_case, spec_resources, visible_gpus, worker_count
 
 Progress = Callable[[Spec, Case, CaseResult | None], None]
@@ -101,8 +101,8 @@ def _require_interpreter_internals(specs: Sequence[Spec], options: RunOptions, d
         return
 
     try:
-        internals()
-    except InterpreterMismatch as exc:
+        interpret.internals()  # looked up at call time: tests stand in a broken interpreter
+    except interpret.InterpreterMismatch as exc:
         raise EnvironmentProblem(f"{exc}. Fix: install triton 3.6 or 3.7, or pass interpreter_checks=False "
                                  "(CLI: --no-interpreter-checks) to run without the memory and race checks") from exc
 

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .. import sanitize as sanitizer  # looked up at call time: tests stand in a fake one
 from .._check import check
 from .._device import DeviceInfo, detect, enable_interpreter_if_no_gpu
 from .._discover import locate
@@ -27,7 +28,6 @@ from .._spec import Spec
 from ..backends import backend_of
 from ..cases import numel, tensor_shapes
 from ..report import maps_for_case
-from ..sanitize import sanitize
 from ._causes import BUG_CLASSES, OBSERVATIONS, Cause, Diagnosis, Experiment, Observation
 from ._decide import decide
 from ._doctor import Step, doctor
@@ -178,7 +178,7 @@ def _no_report(spec: Spec, report: Report) -> SpecReport:
 def _sanitize_passing(spec: Spec, dev: DeviceInfo, timeout: float) -> tuple[list, str]:
     """compute-sanitizer's four tools over the edge cases of a Spec whose cases all pass: the findings, and a note."""
 
-    rep = sanitize(spec, device=dev, timeout=timeout)
+    rep = sanitizer.sanitize(spec, device=dev, timeout=timeout)
     ran = ", ".join(f"{t.tool} {'found ' + str(len(t.findings)) if t.findings else t.status}" for t in rep.tools)
     return ([f for t in rep.tools for f in t.findings],
             f"every case passed; compute-sanitizer over the edge cases: {ran or rep.unavailable}")
@@ -186,7 +186,7 @@ def _sanitize_passing(spec: Spec, dev: DeviceInfo, timeout: float) -> tuple[list
 
 def _sanitize_case(spec: Spec, case: object, dev: DeviceInfo, left: float) -> list:
 
-    rep = sanitize(spec, cases=[case], device=dev, timeout=max(15.0, left))  # type: ignore[list-item]
+    rep = sanitizer.sanitize(spec, cases=[case], device=dev, timeout=max(15.0, left))  # type: ignore[list-item]
     return [f for t in rep.tools for f in t.findings]
 
 

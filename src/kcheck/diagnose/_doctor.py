@@ -11,12 +11,12 @@ import dataclasses
 import time
 from dataclasses import dataclass
 
+from .. import sanitize as sanitizer  # looked up at call time: tests stand in a fake one
 from .._check import check
 from .._device import DeviceInfo, detect, enable_interpreter_if_no_gpu
 from .._errors import SpecError
 from .._results import ReasonKind, Status
 from .._spec import Spec
-from ..sanitize import sanitize
 from ._import_lint import lint_spec
 from ._observe import Facts
 from ._probe import Prober
@@ -78,7 +78,7 @@ def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[S
     found = [f for r in report.cases for f in r.findings]
     if dev.is_gpu:
         t0 = time.perf_counter()
-        rep = sanitize(spec, tools=("memcheck", "racecheck"), device=dev, timeout=300)
+        rep = sanitizer.sanitize(spec, tools=("memcheck", "racecheck"), device=dev, timeout=300)
         for tool in ("memcheck", "racecheck"):
             run = next((t for t in rep.tools if t.tool == tool), None)
             if rep.unavailable or run is None:
