@@ -191,7 +191,8 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                 # a held-out zoo's controls (BUG_CLASS = None) count as correct kernels
                 buggy_here = buggy and not spec.name.endswith("_fixed") and _bug_class(spec) is not None
                 t0 = time.perf_counter()
-                report = kcheck.check(spec, large=False, seeds=None if buggy_here else seeds, isolate=gpu)
+                # isolated on the CPU too: a planted bug may corrupt the heap of the process it runs in
+                report = kcheck.check(spec, large=False, seeds=None if buggy_here else seeds, isolate=True)
                 spec_report = report.specs[0]
                 large = _large_cases(spec, spec_report, seeds=None if buggy_here else seeds) if gpu else "CPU: none"
                 seconds = time.perf_counter() - t0
