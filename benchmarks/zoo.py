@@ -166,7 +166,7 @@ def _static(spec: Spec) -> list:
 
 def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, quiet: bool = False,
           part: tuple[int, int] = (0, 1), on_row: Callable[[list[dict]], None] | None = None,
-          zoo: Path | None = None, examples: bool = True) -> list[dict]:
+          zoo: Path | None = None, examples: bool = True, isolate: bool = False) -> list[dict]:
     """One row per Spec of ``zoo`` (planted bugs; default tests/zoo_kernels) and examples/ (correct kernels);
     ``part=(k, n)`` takes every n-th Spec from the k-th (to split the run over processes). On a GPU, a planted bug
     whose cases all pass is sanitized (compute-sanitizer's four tools over its edge cases): a bug with right values
@@ -191,8 +191,7 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                 # a held-out zoo's controls (BUG_CLASS = None) count as correct kernels
                 buggy_here = buggy and not spec.name.endswith("_fixed") and _bug_class(spec) is not None
                 t0 = time.perf_counter()
-                # isolated on the CPU too: a planted bug may corrupt the heap of the process it runs in
-                report = kcheck.check(spec, large=False, seeds=None if buggy_here else seeds, isolate=True)
+                report = kcheck.check(spec, large=False, seeds=None if buggy_here else seeds, isolate=gpu or isolate)
                 spec_report = report.specs[0]
                 large = _large_cases(spec, spec_report, seeds=None if buggy_here else seeds) if gpu else "CPU: none"
                 seconds = time.perf_counter() - t0
@@ -318,6 +317,8 @@ def main() -> None:
     ap.add_argument("--merge", nargs="+", metavar="JSON", help="print the table of several --json outputs")
     ap.add_argument("--zoo", metavar="DIR", type=Path, default=None,
                     help="the folder of planted bugs to score (default tests/zoo_kernels)")
+    ap.add_argument("--isolate", action="store_true",
+                    help="run the cases in workers on the CPU too (a planted bug may corrupt the scoring process)")
     ap.add_argument("--no-examples", action="store_true",
                     help="leave out examples/ (the false-positive rows): a held-out zoo carries its own controls")
     args = ap.parse_args()
@@ -345,7 +346,7 @@ def main() -> None:
                 os.replace(tmp, args.json)
 
         rows = score(args.seeds, args.budget, diagnose=not args.no_diagnosis, part=(k, n), on_row=save, zoo=zoo,
-                     examples=not args.no_examples)
+                     examples=not args.no_examples, isolate=args.isolate)
     tot = totals(rows)
     where = f"{'H200' if torch.cuda.is_available() else 'CPU (Triton interpreter)'}, {time.strftime('%Y-%m-%d')}"
     text = markdown(rows, tot, where)
