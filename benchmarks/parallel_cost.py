@@ -1,6 +1,6 @@
 """What parallel workers cost and gain, and a check that they give the same verdicts as one worker.
 
-    python benchmarks/parallel_cost.py [LOG_DIR] [--paths examples] [--budget 15] [--speedup 1.7]
+    python benchmarks/parallel_cost.py [LOG_DIR] [--paths examples] [--budget 15] [--speedup 1.7] [--workers 2,auto]
 
 LOG_DIR defaults to $OUT (else ./parallel_cost_logs). Each figure is printed and the command lines' output written
 under LOG_DIR. Exits non-zero when an expectation fails:
@@ -8,7 +8,7 @@ under LOG_DIR. Exits non-zero when an expectation fails:
 1. **crash cost**: a Spec whose kernel calls ``os.abort()`` in every case, run isolated in one worker, with workers
    started by ``spawn`` and by kcheck's default (a preloaded forkserver and a warm spare after a death): seconds per
    case each way; the default must stay at or under 1 s per case.
-2. **same verdicts, faster**: ``kcheck check PATHS`` with one worker and with ``-n auto`` (and ``-n 2``), each with
+2. **same verdicts, faster**: ``kcheck check PATHS`` with one worker and with ``-n 2`` and ``-n auto``, each with
    cold compile caches (a fresh ``TRITON_CACHE_DIR`` and ``KCHECK_CACHE_DIR``): the same case ids and statuses in the
    same order; wall seconds of each. On a GPU, ``-n auto`` must finish in at most 15 s (``--budget``).
 3. **many GPUs** (2 or more): ``-n auto`` pinned to the first GPU against all GPUs (must be at least 1.7x faster);
@@ -135,6 +135,7 @@ def main() -> int:
     ap.add_argument("--paths", nargs="*", default=["examples"])
     ap.add_argument("--budget", type=float, default=15.0, help="seconds -n auto may take on a GPU")
     ap.add_argument("--speedup", type=float, default=1.7, help="least speed-up of all GPUs over one")
+    ap.add_argument("--workers", default="2,auto", help="worker counts to compare with one worker (comma-separated)")
     args = ap.parse_args()
     log = Path(args.log).resolve()
     log.mkdir(parents=True, exist_ok=True)
@@ -158,7 +159,7 @@ def main() -> int:
     tier = None if found else "quick"
     t1, one = check_run(paths, "1", log, "one_worker", tier=tier)
     print(f"kcheck check {' '.join(paths)} -n 1: {t1:.1f} s, {len(one)} cases")
-    for workers in ("2", "auto"):
+    for workers in args.workers.split(","):
         tn, many = check_run(paths, workers, log, f"workers_{workers}", tier=tier)
         same = many == one
         print(f"kcheck check {' '.join(paths)} -n {workers}: {tn:.1f} s ({t1 / tn:.2f}x), same report: {same}")

@@ -181,7 +181,7 @@ def test_worker_count():
     assert worker_count(2, cases=10, gpus=[]) == 2
     assert worker_count(8, cases=3, gpus=[]) == 3  # never more workers than cases
     assert worker_count("auto", cases=100, gpus=[], cpus=6) == 6
-    assert worker_count("auto", cases=100, gpus=["0", "1"], cpus=64) == 8  # 4 per GPU
+    assert worker_count("auto", cases=100, gpus=["0", "1"], cpus=64) == 16  # 8 per GPU
     assert worker_count("auto", cases=100, gpus=["0", "1"], cpus=6) == 6  # at most the CPU count
     assert worker_count("auto", cases=0, gpus=[]) == 1
 
@@ -248,3 +248,21 @@ def test_xdist_worker_pins_to_a_gpu():
     assert xdist_gpu(None, ["0", "1"]) is None  # not under xdist
     assert xdist_gpu("gw1", ["0"]) is None  # one GPU: nothing to spread
     assert xdist_gpu("master", ["0", "1"]) is None
+
+
+def test_an_xdist_worker_pins_itself_before_cuda_starts(monkeypatch: pytest.MonkeyPatch):
+    """Faked GPUs: worker gw3 of an xdist run on a machine whose parent sees GPUs 4,5 is pinned to GPU 5."""
+    import torch
+
+    from kcheck import pytest_plugin
+
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: False)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "4,5")
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw3")
+    pytest_plugin._pin_xdist_worker()
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "5"
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "4,5")
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)  # too late: left as it is
+    pytest_plugin._pin_xdist_worker()
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "4,5"

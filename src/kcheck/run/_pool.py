@@ -26,9 +26,9 @@ from ._isolate import Isolated
 
 T = TypeVar("T")
 
-#: Workers per GPU for ``workers="auto"``: several share one GPU, so one worker's compile (CPU) overlaps another's
-#: launch (GPU); capped by the CPU count.
-PER_GPU = 4
+#: Workers per GPU for ``workers="auto"``: several share one GPU, so the workers' compiles (CPU, one core each)
+#: overlap each other and the launches (GPU); capped by the CPU count.
+PER_GPU = 8
 
 
 def visible_gpus() -> list[str]:
