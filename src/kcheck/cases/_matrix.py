@@ -24,6 +24,7 @@ Every case is checked against the device: a case that cannot run here says why i
 
 from __future__ import annotations
 
+import ast
 import copy
 import enum
 import hashlib
@@ -35,7 +36,7 @@ from typing import Any
 from .._device import DeviceInfo
 from .._dtypes import PRECISIONS, precision
 from .._errors import SpecError
-from .._spec import PATTERNS, Index, Spec, Tensor
+from .._spec import LAYOUTS, PATTERNS, Index, Spec, Tensor
 from ._covering import pairwise
 from ._shapes import output_shapes
 from ._sizes import INT32_LIMIT, ODD, fit, real_sizes, systematic
@@ -477,10 +478,6 @@ def _narrowed(spec: Spec, precisions: Sequence[str] | None, patterns: Sequence[s
 def case_from_id(spec: Spec, case_id: str) -> Case:
     """Rebuild a Case from its id (``name[M=128,N=33,fp32,randn,BLOCK=64,seed=0]``): what a worker process needs
     for a case that is not in the Spec's matrix (the debugger's probes, a bisected size)."""
-    import ast
-
-    from .._spec import LAYOUTS
-
     prefix = f"{spec.name}["
     if not (case_id.startswith(prefix) and case_id.endswith("]")):
         raise SpecError("case id", case_id, f"give an id of the form {spec.name}[M=...,fp32,randn,seed=0]")

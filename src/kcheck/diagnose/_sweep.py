@@ -16,7 +16,7 @@ import torch
 from .._device import DeviceInfo
 from .._results import CaseResult, SpecReport, Status
 from .._spec import Spec, Tensor
-from ..cases import Case, shape_of
+from ..cases import Case, fit, shape_of
 from ..run import RunOptions, execute
 from ._probe import Prober
 
@@ -76,7 +76,6 @@ def _input_tensors(spec: Spec) -> list[int]:
 
 def base_case(spec: Spec, report: SpecReport) -> Case | None:
     """Nominal sizes, first precision, randn, contiguous, seed 0; the config of the first failing case."""
-    from ..cases import fit
 
     failing = [r for r in report.cases if not r.ok]
     sizes = {d: fit(spec.dim(d), spec.dim(d).nominal) for d in spec.dim_names()}
@@ -92,7 +91,6 @@ def base_case(spec: Spec, report: SpecReport) -> Case | None:
 def _with(case: Case, sizes: dict[str, int], spec: Spec | None = None) -> Case:
     """The case at other sizes, each clipped into its Dim's constraints (min, max, multiple_of) when ``spec`` is
     given: a probe never leaves the kernel's contract."""
-    from ..cases import fit
 
     dims = tuple((d, fit(spec.dim(d), sizes[d]) if spec is not None and d in sizes else sizes.get(d, v))
                  for d, v in case.dims)
