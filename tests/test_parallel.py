@@ -173,8 +173,21 @@ def test_a_spare_takes_over_after_a_crash(specs):
         statuses = [iso.run(ref, crash).status for _ in range(3)]
         assert statuses == [Status.CRASHED] * 3
         assert iso.deaths == 3
-        # one cold start, then each replacement came from a spare and started the next spare
-        assert iso.started == 1 + 3
+        # the first start; after the first death a replacement and a spare; after the second the spare takes over
+        # and the next spare starts (without spares: one start per case, 3)
+        assert iso.started == 4
+
+
+def test_a_spec_no_worker_can_import_runs_in_process_in_its_turn(specs):
+    import torch
+
+    local = kcheck.Spec(name="local", kernel=torch.neg, reference=torch.neg, inputs=[kcheck.Tensor("N")])
+    report = kcheck.check([specs.failing, local], tier="quick", large=False, workers=2)
+    assert [s.name for s in report.specs] == ["failing", "local"]
+    assert report.specs[1].passed and not report.specs[0].passed
+    assert report.specs[1].warnings[0].startswith("not isolated: the Spec is not defined at module level")
+    assert [c.case.id for c in report.specs[1].cases] == [c.id for c in kcheck.matrix(local, tier="quick",
+                                                                                          large=False)]
 
 
 def test_worker_count():
