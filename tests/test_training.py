@@ -240,3 +240,31 @@ def test_a_weight_gradient_missing_the_accumulation_over_rows_fails_naming_the_g
     assert "grad of input 1 (weight):" in text and case in text and "Where:" in text
     small = _one(z.spec, "rmsnorm_dw_one_program[M=1,N=256,fp32,randn,seed=0]")  # one program: no rows dropped
     assert small.status is Status.PASSED, kcheck.format_case(small)
+
+
+def test_cross_entropy_example_passes_forward_and_backward():
+    import train_cross_entropy as t
+
+    report = kcheck.check(t.spec, tier="quick")
+    assert report.passed, kcheck.format_report(report)
+    assert report.specs[0].framework == "triton"
+    ran = [c for c in report.cases if c.status is Status.PASSED]
+    assert ran and all("grad of input 0 (logits)" in {g.output for g in c.comparisons} for c in ran)
+    assert all(not g.output.startswith("grad of input 1") for c in ran for g in c.comparisons)  # labels: Custom
+
+
+def test_a_gradient_not_zeroed_on_ignored_rows_fails_on_those_rows_only():
+    import train_cross_entropy as t
+    from zoo_training import cross_entropy_ignored_rows as z
+
+    case = "cross_entropy_ignored_rows[T=64,V=512,fp32,randn,seed=0]"
+    res = _one(z.spec, case)
+    assert res.status is Status.FAILED
+    bad = [c for c in res.comparisons if not c.passed]
+    assert [c.output for c in bad] == ["grad of input 0 (logits)"]
+    args = kcheck.cases.make_args(z.spec, kcheck.matrix(z.spec, cases=case)[0], "cpu")
+    ignored = int((args[1] == t.IGNORE_INDEX).sum())
+    assert 0 < ignored < 64
+    assert bad[0].mismatches == ignored * 512  # every element of the ignored rows, nothing else
+    text = kcheck.format_case(res)
+    assert "grad of input 0 (logits):" in text and case in text and "Where:" in text and "rows" in text
