@@ -4,7 +4,9 @@
    default tier, recognized as Triton; prints its case counts, time, and the worst gradient error as a fraction
    of its tolerance;
 2. the planted backward bug tests/zoo_training/rmsnorm_dw_one_program.py fails at the nominal case in
-   ``grad of input 1 (weight)`` only (dx and the forward right), with the case and where the errors lie;
+   ``grad of input 1 (weight)`` only (dx and the forward right), with the case and where the errors lie; the same
+   for examples/train_cross_entropy.py and tests/zoo_training/cross_entropy_ignored_rows.py (the logits' gradient,
+   on the ignored rows);
 3. a gradient buffer the backward leaves partly unwritten is reported as unwritten on this device (the backward
    runs on autograd's device thread on a GPU);
 4. gradients of a deterministic backward are bitwise identical across repeats.
@@ -53,15 +55,20 @@ def main() -> int:
     (out / "train_rmsnorm.txt").write_text(kcheck.format_report(report))
     sr = report.specs[0]
     counts = {s.value: sr.count(s) for s in Status if sr.count(s)}
-    worst, worst_at = 0.0, ""
+    worst, worst_at, forgiven = 0.0, "", 0
     for c in report.cases:
         for cmp in c.comparisons:
-            if cmp.output.startswith("grad of") and cmp.numel and cmp.tolerance.atol > 0:
-                ratio = cmp.max_abs / cmp.tolerance.atol
-                if ratio > worst:
-                    worst, worst_at = ratio, f"{c.id} {cmp.output}"
+            if not (cmp.output.startswith("grad of") and cmp.numel and cmp.tolerance.atol > 0):
+                continue
+            if cmp.baseline is not None and cmp.baseline.forgave:  # ill-conditioned: the framework fails too
+                forgiven += 1
+                continue
+            ratio = cmp.max_abs / cmp.tolerance.atol
+            if ratio > worst:
+                worst, worst_at = ratio, f"{c.id} {cmp.output}"
     lines += [f"- train_rmsnorm: framework {sr.framework}, {counts}, {seconds:.1f} s; worst gradient max|err|/atol "
-              f"{worst:.3g} ({worst_at})"]
+              f"{worst:.3g} ({worst_at}); {forgiven} gradients of ill-conditioned cases forgiven (the framework's "
+              "own same-precision gradient fails there too)"]
     if not report.passed or sr.framework != "triton" or sr.count(Status.PASSED) < 5:
         failures.append(f"train_rmsnorm did not pass as a Triton spec: {counts}, framework {sr.framework}")
 
@@ -74,6 +81,28 @@ def main() -> int:
     lines += [f"- planted dw bug at {case}: {res.status.value}, failing {bad}"]
     if res.status is not Status.FAILED or bad != ["grad of input 1 (weight)"] or "Where:" not in text:
         failures.append(f"planted dw bug: {res.status.value}, failing {bad}")
+
+    # the cross-entropy example passes; its planted bug fails on the ignored rows only
+    import train_cross_entropy
+    from zoo_training import cross_entropy_ignored_rows as ce_zoo
+
+    t0 = time.perf_counter()
+    ce = kcheck.check(train_cross_entropy.spec, tier=tier)
+    (out / "train_cross_entropy.txt").write_text(kcheck.format_report(ce))
+    ce_sr = ce.specs[0]
+    ce_counts = {s.value: ce_sr.count(s) for s in Status if ce_sr.count(s)}
+    lines += [f"- train_cross_entropy: framework {ce_sr.framework}, {ce_counts}, {time.perf_counter() - t0:.1f} s"]
+    if not ce.passed or ce_sr.framework != "triton":
+        failures.append(f"train_cross_entropy did not pass as a Triton spec: {ce_counts}")
+    case = "cross_entropy_ignored_rows[T=64,V=512,fp32,randn,seed=0]"
+    res = kcheck.check(ce_zoo.spec, cases=case).cases[0]
+    text = kcheck.format_case(res)
+    (out / "zoo_cross_entropy_ignored_rows.txt").write_text(text)
+    bad = sorted(c.output for c in res.comparisons if not c.passed)
+    where = next((c.location.text for c in res.comparisons if not c.passed), "")
+    lines += [f"- planted ignored-rows bug at {case}: {res.status.value}, failing {bad}, where: {where}"]
+    if res.status is not Status.FAILED or bad != ["grad of input 0 (logits)"]:
+        failures.append(f"planted ignored-rows bug: {res.status.value}, failing {bad}")
 
     # 3. poisoned gradient buffers on this device, 4. bitwise-identical repeats
     class Scale(torch.autograd.Function):
