@@ -26,7 +26,8 @@ def _mul_function(weight_grad=None, input_grad=None, noise=False):
             dx = input_grad(g, x, w) if input_grad else g * w
             dw = weight_grad(g, x, w) if weight_grad else (g * x).sum(0)
             if noise:  # an atomics-like order dependence: one ulp, differently each run
-                dw = dw + torch.randint(0, 2, dw.shape, dtype=dw.dtype) * dw.abs() * torch.finfo(dw.dtype).eps
+                flip = torch.randint(0, 2, dw.shape, dtype=dw.dtype, device=dw.device)
+                dw = dw + flip * dw.abs() * torch.finfo(dw.dtype).eps
             return dx, dw
 
     return Mul.apply
@@ -262,7 +263,8 @@ def test_a_gradient_not_zeroed_on_ignored_rows_fails_on_those_rows_only():
     assert res.status is Status.FAILED
     bad = [c for c in res.comparisons if not c.passed]
     assert [c.output for c in bad] == ["grad of input 0 (logits)"]
-    args = kcheck.cases.make_args(z.spec, kcheck.matrix(z.spec, cases=case)[0], "cpu")
+    device = "cuda" if torch.cuda.is_available() else "cpu"  # where kcheck ran the case (its labels' generator)
+    args = kcheck.cases.make_args(z.spec, kcheck.matrix(z.spec, cases=case)[0], device)
     ignored = int((args[1] == t.IGNORE_INDEX).sum())
     assert 0 < ignored < 64
     assert bad[0].mismatches == ignored * 512  # every element of the ignored rows, nothing else
