@@ -149,6 +149,19 @@ def test_ctrl_c_keeps_the_finished_cases_and_leaves_no_worker(specs, tmp_path: P
     assert next(ln for ln in lines if ln.startswith("children")) == "children []"
 
 
+@pytest.mark.slow
+@pytest.mark.interpreter
+def test_crashes_and_a_hang_in_parallel_are_what_one_worker_reports():
+    """The time limits still scale per case with two workers: the hung case is retried once, then a timeout."""
+    spec = importlib.import_module("isolation.crash_and_hang").spec
+    report = kcheck.check(spec, workers=2, timeout=5, large=False, interpreter_checks=False)
+    assert [c.case.id for c in report.cases] == [c.id for c in kcheck.matrix(spec, large=False)]
+    bad = {c.case.sizes["N"]: c for c in report.cases if c.status not in (Status.PASSED, Status.SKIPPED)}
+    assert set(bad) == {17, 33, 63}
+    assert all(c.status is Status.CRASHED for c in report.cases if c.case.sizes["N"] in (17, 33))
+    assert bad[63].status is Status.TIMEOUT and "nor within" in bad[63].reasons[0]
+
+
 def test_a_worker_gets_its_pinning_in_its_environment(specs, monkeypatch: pytest.MonkeyPatch):
     from kcheck._discover import locate
 
