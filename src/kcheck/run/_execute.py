@@ -37,7 +37,7 @@ from ..compare import (
 )
 from ..interpret import checked, gpu_semantics
 from ..properties import PropertyContext
-from ._grad import check_gradients
+from ._grad import GradRules, check_gradients
 from ._poison import AMBIGUOUS, PoisonAllocations, poison_, unwritten_mask
 
 #: Precisions whose same-precision baseline is a requirement (FlashAttention's rule); for fp32 it only forgives
@@ -378,7 +378,7 @@ def judge(ex: Execution) -> CaseResult:
     if case.properties and spec.properties:
         _properties(spec, case, ex.kernel, args, n, result)
     if spec.grad:  # the backward, against float64 autograd of the reference (run/_grad.py)
-        check_gradients(ex, result, _short_traceback, _bits_equal)
+        check_gradients(ex, result, GradRules(_short_traceback, _bits_equal, _BASELINE_REQUIRED, _BASELINE_ALLOWANCE))
     ex.timing.kernel = ex.kernel.seconds
     result.findings = deduplicate(ex.kernel.findings)
     errored = result.status is Status.ERROR  # the backward raised: its reason says which stage

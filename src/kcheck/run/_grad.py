@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -35,8 +36,20 @@ from .._dtypes import PRECISIONS, ulp_spacing
 from .._results import CaseResult, Determinism, Reason, ReasonKind, Status
 from .._spec import Spec, Tensor
 from ..cases import Case, make_args, upcast
-from ..compare import compare, expected_in, mismatch_mask, reduction_length, rms, rms_of_inputs, tolerance_for
+from ..compare import (
+    Tolerance,
+    compare,
+    expected_in,
+    mismatch_mask,
+    reduction_length,
+    rms,
+    rms_of_inputs,
+    tolerance_for,
+)
 from ._poison import AMBIGUOUS, poison_, unwritten_mask
+
+if TYPE_CHECKING:
+    from ._execute import Execution
 
 _aten = torch.ops.aten
 _EMPTY = {_aten.empty, _aten.empty_like, _aten.empty_strided, _aten.new_empty, _aten.new_empty_strided}
@@ -117,18 +130,29 @@ class GradError(Exception):
         self.kind = kind
 
 
-def check_gradients(ex: Any, result: CaseResult, short_traceback: Any, bits_equal: Any) -> None:
+@dataclass(frozen=True)
+class GradRules:
+    """What the gradient step shares with the forward's judgement: how an exception is described, how bits are
+    compared, and the precisions whose same-precision baseline is required or only forgives."""
+
+    describe: Callable[[BaseException], str]
+    bits_equal: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+    baseline_required: Collection[str]
+    baseline_allowance: Collection[str]
+
+
+def check_gradients(ex: Execution, result: CaseResult, rules: GradRules) -> None:
     """Add the gradient comparisons of ``ex`` (an ``Execution`` whose forward ran) to ``result``; an exception in
     the reference's or the kernel's backward makes the case an error that says which."""
     try:
-        _check(ex, result, bits_equal)
+        _check(ex, result, rules)
     except GradError as err:  # the kernel's fault fails the case (``judge`` sees the reason); the Spec's is an error
         if err.kind is not ReasonKind.MISMATCH:
             result.status = Status.ERROR
         result.reasons.append(Reason(str(err), err.kind))
     except _Raised as raised:
         result.status = Status.ERROR
-        result.reasons.append(Reason(f"{raised.stage} {short_traceback(raised.exc)}", raised.kind))
+        result.reasons.append(Reason(f"{raised.stage} {rules.describe(raised.exc)}", raised.kind))
 
 
 class _Raised(Exception):
@@ -137,7 +161,7 @@ class _Raised(Exception):
         self.stage, self.kind, self.exc = stage, kind, exc
 
 
-def _check(ex: Any, result: CaseResult, bits_equal: Any) -> None:
+def _check(ex: Execution, result: CaseResult, rules: GradRules) -> None:
     spec: Spec = ex.spec
     case: Case = ex.case
     device = ex.device.device
@@ -176,12 +200,13 @@ def _check(ex: Any, result: CaseResult, bits_equal: Any) -> None:
 
     # the kernel's gradients
     assert ex.kernel is not None
+    kernel = ex.kernel
 
     def kernel_grads() -> tuple[list[torch.Tensor | None], list[torch.Tensor]]:
         args = _leaves(spec, inputs, wanted)
         with torch.enable_grad(), PoisonedBackward():
             try:
-                outs = _as_tuple(ex.kernel._timed(lambda: spec.kernel(*args, **config)), "the kernel")
+                outs = _as_tuple(kernel._timed(lambda: spec.kernel(*args, **config)), "the kernel")
             except Exception as exc:
                 raise _Raised("the kernel raised (run with grad)", ReasonKind.KERNEL_RAISED, exc) from exc
             flat = [outs[k] for k in diff if k < len(outs)]
@@ -191,7 +216,7 @@ def _check(ex: Any, result: CaseResult, bits_equal: Any) -> None:
                                                      "the reference's does: the kernel is not differentiable through "
                                                      "autograd (wrap its launches in a torch.autograd.Function)")
             try:
-                grads = ex.kernel._timed(lambda: _grads(flat, [args[i] for i in wanted], upstream))
+                grads = kernel._timed(lambda: _grads(flat, [args[i] for i in wanted], upstream))
             except Exception as exc:
                 raise _Raised("the kernel's backward raised", ReasonKind.KERNEL_RAISED, exc) from exc
         return [None if g is None else g.detach() for g in grads], flat
@@ -199,7 +224,7 @@ def _check(ex: Any, result: CaseResult, bits_equal: Any) -> None:
     got, _outs = kernel_grads()
     del _outs
 
-    baselines = _baseline_grads(ex, spec, inputs, wanted, diff, upstream, result)
+    baselines = _baseline_grads(ex, rules, spec, inputs, wanted, diff, upstream, result)
     scales_in = [*inputs, *upstream]
     input_scale = rms_of_inputs(scales_in)
     prec = PRECISIONS[case.precision]
@@ -220,7 +245,7 @@ def _check(ex: Any, result: CaseResult, bits_equal: Any) -> None:
             base = None
         mask = None if missing or g.dtype in AMBIGUOUS else unwritten_mask(g)
         cmp = compare(label, g, exp, tol, unwritten=mask, baseline=base, baseline_factor=spec.baseline_factor,
-                      baseline_required=case.precision in _baseline_required(),
+                      baseline_required=case.precision in rules.baseline_required,
                       accumulate=math.sqrt(n) * prec.accumulate_eps,
                       input_scale=input_scale if scale == 0 else 0.0)
         if missing and not cmp.passed:
@@ -233,23 +258,16 @@ def _check(ex: Any, result: CaseResult, bits_equal: Any) -> None:
                                           ReasonKind.ILL_CONDITIONED))
     if case.repeats:
         first = [g for g in got]
-        _determinism(spec, wanted, first, expected_t, tols, result, case.repeats, kernel_grads, bits_equal)
+        _determinism(spec, wanted, first, expected_t, tols, result, case.repeats, kernel_grads, rules.bits_equal)
 
 
-def _baseline_required() -> set[str]:
-    from ._execute import _BASELINE_REQUIRED
-
-    return _BASELINE_REQUIRED
-
-
-def _baseline_grads(ex: Any, spec: Spec, inputs: Sequence[Any], wanted: Sequence[int], diff: Sequence[int],
-                    upstream: Sequence[torch.Tensor], result: CaseResult) -> list[torch.Tensor | None] | None:
+def _baseline_grads(ex: Execution, rules: GradRules, spec: Spec, inputs: Sequence[Any], wanted: Sequence[int],
+                    diff: Sequence[int], upstream: Sequence[torch.Tensor],
+                    result: CaseResult) -> list[torch.Tensor | None] | None:
     """The reference's gradients in the case's own precision (the baseline of FlashAttention's rule), or None
     where the Spec has no baseline for this precision or it cannot run."""
-    from ._execute import _BASELINE_ALLOWANCE, _BASELINE_REQUIRED
-
     case = ex.case
-    if spec.baseline is False or case.precision not in _BASELINE_REQUIRED | _BASELINE_ALLOWANCE:
+    if spec.baseline is False or case.precision not in {*rules.baseline_required, *rules.baseline_allowance}:
         return None
     fn = spec.reference if spec.baseline is True else spec.baseline
     args = _leaves(spec, inputs, wanted)
@@ -270,8 +288,9 @@ def _baseline_grads(ex: Any, spec: Spec, inputs: Sequence[Any], wanted: Sequence
 
 
 def _determinism(spec: Spec, wanted: Sequence[int], first: Sequence[torch.Tensor | None],
-                 expected: Sequence[torch.Tensor], tols: Sequence[Any], result: CaseResult, repeats: int,
-                 run: Any, bits_equal: Any) -> None:
+                 expected: Sequence[torch.Tensor], tols: Sequence[Tolerance], result: CaseResult, repeats: int,
+                 run: Callable[[], tuple[list[torch.Tensor | None], list[torch.Tensor]]],
+                 bits_equal: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
     """Forward and backward again on the same inputs; gradients compared bit for bit, and a repeat that falls
     outside the tolerance fails its gradient as the first run's would."""
     differing, max_abs, max_ulp = 0, 0.0, 0.0
