@@ -270,3 +270,19 @@ def test_a_gradient_not_zeroed_on_ignored_rows_fails_on_those_rows_only():
     assert bad[0].mismatches == ignored * 512  # every element of the ignored rows, nothing else
     text = kcheck.format_case(res)
     assert "grad of input 0 (logits):" in text and case in text and "Where:" in text and "rows" in text
+
+
+def test_gradient_results_say_how_the_tolerance_was_counted_and_serialize():
+    import json
+
+    spec = _spec(_mul_function(weight_grad=lambda g, x, w: (g * x)[-1]), reduce=["N"])
+    report = kcheck.check(spec, cases=CASE)
+    grads = _grads(report.cases[0])
+    assert grads["grad of input 1 (weight)"].tolerance.source.endswith(
+        "gradient reduction n = 64 (reduce N) + 8 (dims the input lacks: M) = 72")
+    assert grads["grad of input 0"].tolerance.source.endswith("gradient reduction n = 64 (reduce N) + 1 = 65")
+    data = json.loads(report.to_json())
+    case = data["specs"][0]["cases"][0]
+    by_name = {c["output"]: c for c in case["comparisons"]}
+    assert by_name["grad of input 1 (weight)"]["passed"] is False and by_name["grad of input 0"]["passed"] is True
+    assert "mismatch" in case["reason_kinds"]

@@ -81,10 +81,19 @@ def grad_label(spec: Spec, i: int) -> str:
 def grad_reduction(spec: Spec, case: Case, i: int) -> int:
     """The reduction length of input ``i``'s gradient: the forward's reduction plus the product of the sizes of the
     dimensions the input does not have (see the module docstring)."""
+    return _grad_reduction(spec, case, i)[0]
+
+
+def _grad_reduction(spec: Spec, case: Case, i: int) -> tuple[int, str]:
+    """The reduction length of input ``i``'s gradient and how it was counted, in words."""
     sizes = case.sizes
     own = {d for d in getattr(spec.inputs[i], "dims", ()) if isinstance(d, str)}
-    missing = [sizes[d] for d in spec.dim_names() if d not in own and d in sizes]
-    return reduction_length(tuple(spec.reduce), sizes) + math.prod(missing)
+    missing = [d for d in spec.dim_names() if d not in own and d in sizes]
+    r = reduction_length(tuple(spec.reduce), sizes)
+    lacks = math.prod(sizes[d] for d in missing)
+    forward = f"{r} (reduce {'*'.join(spec.reduce)})" if spec.reduce else "1"
+    broadcast = f"{lacks} (dims the input lacks: {'*'.join(missing)})" if missing else "1"
+    return r + lacks, f"gradient reduction n = {forward} + {broadcast} = {r + lacks}"
 
 
 def upstream_gradients(case: Case, like: Sequence[torch.Tensor], device: str) -> list[torch.Tensor]:
@@ -235,10 +244,11 @@ def _check(ex: Execution, result: CaseResult, rules: GradRules) -> None:
         missing = g is None
         if g is None:
             g = torch.zeros(inputs[i].shape, dtype=inputs[i].dtype, device=device)
-        n = grad_reduction(spec, case, i)
+        n, counted = _grad_reduction(spec, case, i)
         scale = rms(exp)
         tol = tolerance_for(case.precision, g.dtype, n, scale, rtol=spec.rtol, atol=spec.atol,
                             input_scale=input_scale)
+        tol = dataclasses.replace(tol, source=f"{tol.source}; {counted}")
         tols.append(tol)
         base = baselines[j] if baselines is not None else None
         if base is not None and base.shape != g.shape:
