@@ -286,3 +286,22 @@ def test_gradient_results_say_how_the_tolerance_was_counted_and_serialize():
     by_name = {c["output"]: c for c in case["comparisons"]}
     assert by_name["grad of input 1 (weight)"]["passed"] is False and by_name["grad of input 0"]["passed"] is True
     assert "mismatch" in case["reason_kinds"]
+
+
+def test_out_of_memory_in_the_backward_of_the_large_case_is_a_note_elsewhere_an_error():
+    import dataclasses
+
+    from kcheck._device import detect
+    from kcheck.run import execute, judge
+
+    oom = getattr(torch, "OutOfMemoryError", torch.cuda.OutOfMemoryError)
+
+    def weight_grad(g, x, w):
+        raise oom("out of memory (simulated)")
+
+    spec = _spec(_mul_function(weight_grad=weight_grad))
+    case = kcheck.matrix(spec, cases=CASE)[0]
+    large = judge(execute(spec, dataclasses.replace(case, axis="large"), detect()))
+    assert large.status is Status.PASSED and any("gradients not checked" in w for w in large.warnings)
+    small = judge(execute(spec, case, detect()))
+    assert small.status is Status.ERROR and any("backward raised" in r for r in small.reasons)
