@@ -305,3 +305,27 @@ def test_out_of_memory_in_the_backward_of_the_large_case_is_a_note_elsewhere_an_
     assert large.status is Status.PASSED and any("gradients not checked" in w for w in large.warnings)
     small = judge(execute(spec, case, detect()))
     assert small.status is Status.ERROR and any("backward raised" in r for r in small.reasons)
+
+
+def test_rope_example_passes_forward_and_backward_and_its_tables_are_not_differentiated():
+    import train_rope as t
+
+    report = kcheck.check(t.spec, tier="quick")
+    assert report.passed, kcheck.format_report(report)
+    assert report.specs[0].framework == "triton"
+    ran = [c for c in report.cases if c.status is Status.PASSED]
+    assert ran and all({g.output for g in c.comparisons if g.output.startswith("grad of")} == {"grad of input 0 (x)"}
+                       for c in ran)
+
+
+def test_a_rope_backward_sign_error_fails_naming_the_gradient_everywhere_but_position_zero():
+    from zoo_training import rope_backward_sign as z
+
+    case = "rope_backward_sign[T=32,H=3,D=64,fp32,randn,seed=0]"
+    res = _one(z.spec, case)
+    assert res.status is Status.FAILED
+    assert [c.output for c in res.comparisons if not c.passed] == ["grad of input 0 (x)"]
+    bad = _grads(res)["grad of input 0 (x)"]
+    assert bad.first and all(m.index[0] > 0 for m in bad.first)  # position 0 has angle 0: sin = 0, no error
+    text = kcheck.format_case(res)
+    assert "grad of input 0 (x):" in text and case in text and "Where:" in text

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Validate gradient checks on a GPU: usage scripts/gpu/training.sh OUT_DIR (default $OUT).
-#   1. scripts/gpu/training_validate.py: examples/train_rmsnorm.py passes the default tier as a Triton spec (case
-#      counts, time, worst gradient error against its tolerance), the planted weight-gradient bug fails in that
-#      gradient only, an unwritten gradient column is reported, repeats are bitwise identical;
+#   1. scripts/gpu/training_validate.py: examples/train_{rmsnorm,cross_entropy,rope}.py pass the default tier as
+#      Triton specs (case counts, time, worst gradient error against its tolerance), each planted backward bug in
+#      tests/zoo_training/ fails in the gradient it breaks only, an unwritten gradient column is reported, repeats
+#      are bitwise identical;
 #      summary in OUT_DIR/training_validation.md;
 #   2. tests/test_training.py (CPU tier and its GPU tests) on this machine;
-#   3. `kcheck check examples/train_rmsnorm.py` end to end (exit 0 wanted).
+#   3. `kcheck check examples/train_*.py` end to end (exit 0 wanted for each).
 # A few minutes on an H200. Exits non-zero when an expectation fails. Without a GPU: says so, runs the CPU subset.
 set -uo pipefail
 PY=${PYTHON:-python3}
@@ -23,10 +24,12 @@ start=$(date +%s)
 "$PY" -m pytest tests/test_training.py -q -p no:cacheprovider 2>&1 | tee "$OUT_DIR/pytest.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("pytest tests/test_training.py")
 
-"$PY" -m kcheck.cli check examples/train_rmsnorm.py 2>&1 | tee "$OUT_DIR/cli.log"
-rc=${PIPESTATUS[0]}
-echo "kcheck check examples/train_rmsnorm.py: exit $rc (want 0)"
-[ "$rc" -eq 0 ] || failed+=("kcheck check examples/train_rmsnorm.py exited $rc")
+for ex in examples/train_rmsnorm.py examples/train_cross_entropy.py examples/train_rope.py; do
+  "$PY" -m kcheck.cli check "$ex" 2>&1 | tee "$OUT_DIR/cli_$(basename "$ex" .py).log"
+  rc=${PIPESTATUS[0]}
+  echo "kcheck check $ex: exit $rc (want 0)"
+  [ "$rc" -eq 0 ] || failed+=("kcheck check $ex exited $rc")
+done
 
 echo
 echo "training validation took $(( $(date +%s) - start )) s; logs in $OUT_DIR"

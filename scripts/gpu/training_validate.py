@@ -6,7 +6,7 @@
 2. the planted backward bug tests/zoo_training/rmsnorm_dw_one_program.py fails at the nominal case in
    ``grad of input 1 (weight)`` only (dx and the forward right), with the case and where the errors lie; the same
    for examples/train_cross_entropy.py and tests/zoo_training/cross_entropy_ignored_rows.py (the logits' gradient,
-   on the ignored rows);
+   on the ignored rows) and examples/train_rope.py and tests/zoo_training/rope_backward_sign.py (the gradient of x);
 3. a gradient buffer the backward leaves partly unwritten is reported as unwritten on this device (the backward
    runs on autograd's device thread on a GPU);
 4. gradients of a deterministic backward are bitwise identical across repeats.
@@ -103,6 +103,26 @@ def main() -> int:
     lines += [f"- planted ignored-rows bug at {case}: {res.status.value}, failing {bad}, where: {where}"]
     if res.status is not Status.FAILED or bad != ["grad of input 0 (logits)"]:
         failures.append(f"planted ignored-rows bug: {res.status.value}, failing {bad}")
+
+    # the RoPE example passes; its planted backward sign error fails in the gradient of x
+    import train_rope
+    from zoo_training import rope_backward_sign as rope_zoo
+
+    t0 = time.perf_counter()
+    rp = kcheck.check(train_rope.spec, tier=tier)
+    (out / "train_rope.txt").write_text(kcheck.format_report(rp))
+    rp_sr = rp.specs[0]
+    rp_counts = {s.value: rp_sr.count(s) for s in Status if rp_sr.count(s)}
+    lines += [f"- train_rope: framework {rp_sr.framework}, {rp_counts}, {time.perf_counter() - t0:.1f} s"]
+    if not rp.passed or rp_sr.framework != "triton":
+        failures.append(f"train_rope did not pass as a Triton spec: {rp_counts}")
+    case = "rope_backward_sign[T=32,H=3,D=64,fp32,randn,seed=0]"
+    res = kcheck.check(rope_zoo.spec, cases=case).cases[0]
+    (out / "zoo_rope_backward_sign.txt").write_text(kcheck.format_case(res))
+    bad = sorted(c.output for c in res.comparisons if not c.passed)
+    lines += [f"- planted RoPE backward sign error at {case}: {res.status.value}, failing {bad}"]
+    if res.status is not Status.FAILED or bad != ["grad of input 0 (x)"]:
+        failures.append(f"planted RoPE sign error: {res.status.value}, failing {bad}")
 
     # 3. poisoned gradient buffers on this device, 4. bitwise-identical repeats
     class Scale(torch.autograd.Function):
