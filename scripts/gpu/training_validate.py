@@ -66,9 +66,10 @@ def main() -> int:
             ratio = cmp.max_abs / cmp.tolerance.atol
             if ratio > worst:
                 worst, worst_at = ratio, f"{c.id} {cmp.output}"
-    lines += [f"- train_rmsnorm: framework {sr.framework}, {counts}, {seconds:.1f} s; worst gradient max|err|/atol "
-              f"{worst:.3g} ({worst_at}); {forgiven} gradients of ill-conditioned cases forgiven (the framework's "
-              "own same-precision gradient fails there too)"]
+    lines += [f"- train_rmsnorm: framework {sr.framework}, {counts}, {seconds:.1f} s; largest gradient max|err| "
+              f"{worst:.3g} x atol (each element's bound is atol + rtol*|expected|) ({worst_at}); {forgiven} "
+              "gradients of ill-conditioned cases forgiven (the framework's own same-precision gradient fails there "
+              "too)"]
     if not report.passed or sr.framework != "triton" or sr.count(Status.PASSED) < 5:
         failures.append(f"train_rmsnorm did not pass as a Triton spec: {counts}, framework {sr.framework}")
 

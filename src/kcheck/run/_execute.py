@@ -377,14 +377,18 @@ def judge(ex: Execution) -> CaseResult:
         _determinism(ex.kernel, args, outs, expected, result, case.repeats, ex.pristine)
     if case.properties and spec.properties:
         _properties(spec, case, ex.kernel, args, n, result)
+    raised = None  # what the kernel raised with grad, if it did
     if spec.grad:  # the backward, against float64 autograd of the reference (run/_grad.py)
-        check_gradients(ex, result, GradRules(_short_traceback, _bits_equal, _BASELINE_REQUIRED, _BASELINE_ALLOWANCE))
+        raised = check_gradients(ex, result, GradRules(_short_traceback, _bits_equal, _BASELINE_REQUIRED,
+                                                       _BASELINE_ALLOWANCE))
     ex.timing.kernel = ex.kernel.seconds
     result.findings = deduplicate(ex.kernel.findings)
     errored = result.status is Status.ERROR  # the backward raised: its reason says which stage
     _judge(result)
     if errored:
         result.status = Status.ERROR
+        if raised is not None:
+            _maybe_untrust(result, backend, case, device, backend.untrusted_error(raised, device))
         return result
     if result.status is Status.FAILED:
         _maybe_untrust(result, backend, case, device)

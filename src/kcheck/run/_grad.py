@@ -151,9 +151,10 @@ class GradRules:
     baseline_allowance: Collection[str]
 
 
-def check_gradients(ex: Execution, result: CaseResult, rules: GradRules) -> None:
+def check_gradients(ex: Execution, result: CaseResult, rules: GradRules) -> BaseException | None:
     """Add the gradient comparisons of ``ex`` (an ``Execution`` whose forward ran) to ``result``; an exception in
-    the reference's or the kernel's backward makes the case an error that says which."""
+    the reference's or the kernel's backward makes the case an error that says which. Returns the exception the
+    kernel raised (forward run with grad, or backward), for the backend to judge whether it can be blamed."""
     try:
         _check(ex, result, rules)
     except (_OOM, _Raised) as exc:
@@ -165,15 +166,17 @@ def check_gradients(ex: Execution, result: CaseResult, rules: GradRules) -> None
             result.warnings.append(Reason("gradients not checked on this case: the device ran out of memory for "
                                           "float64 autograd of the reference beside the kernel's backward",
                                           ReasonKind.NOTE))
-            return
+            return None
         stage, kind = ((exc.stage, exc.kind) if isinstance(exc, _Raised)
                        else ("the float64 reference's gradients raised", ReasonKind.REFERENCE_RAISED))
         result.status = Status.ERROR
         result.reasons.append(Reason(f"{stage} {rules.describe(inner)}", kind))
+        return inner if kind is ReasonKind.KERNEL_RAISED else None
     except GradError as err:  # the kernel's fault fails the case (``judge`` sees the reason); the Spec's is an error
         if err.kind is not ReasonKind.MISMATCH:
             result.status = Status.ERROR
         result.reasons.append(Reason(str(err), err.kind))
+    return None
 
 
 class _Raised(Exception):
