@@ -37,7 +37,9 @@ def softmax_kernel(x_ptr, out_ptr, M, N, stride_xm, stride_xn, stride_om, stride
             cols = start + tl.arange(0, BLOCK_N).to(tl.int64)[None, :]
             mask = row_mask & (cols < N)
             x = tl.load(x_row + cols * stride_xn, mask=mask, other=-float("inf")).to(tl.float32)
-            m_new = tl.maximum(m_lane, x)
+            # a NaN must win the running max: on a GPU tl.maximum returns the non-NaN operand by default, so a lane
+            # whose first value is NaN would stay "dead" and the NaN would drop out of the row's sum
+            m_new = tl.maximum(m_lane, x, propagate_nan=tl.PropagateNan.ALL)
             dead = m_new == -float("inf")  # nothing but -inf seen in this lane yet: keep it at 0
             scale = tl.where(dead, 0.0, tl.exp(m_lane - m_new))
             s_lane = s_lane * scale + tl.where(dead, 0.0, tl.exp(x - m_new))
