@@ -11,7 +11,7 @@ export PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
 $py -m pip install -q --no-deps --no-build-isolation -e . >"$out/steps.log" 2>&1 || { cat "$out/steps.log"; exit 2; }
 summary=()
-steps=${STEPS:-"examples seeds interactions zoo sanitize race isolation trust pytest bench timing eval journal numba"}
+steps=${STEPS:-"examples seeds interactions zoo sanitize race isolation trust pytest bench timing eval journal numba training parallel"}
 want() { [[ " $steps " == *" $1 "* ]]; }
 step() {  # step NAME EXPECTED_RC COMMAND...: run, log to $out/NAME.log, record the outcome
   local name=$1 want=$2; shift 2
@@ -163,6 +163,14 @@ fi
 if want numba; then
   echo "== the Numba backend: numba-cuda on this GPU (or the reason), the simulator leg"
   step numba_validation 0 env PYTHON=$py bash scripts/gpu/numba.sh "$out/numba"
+fi
+if want training; then
+  echo "== training kernels: forward and backward of the examples, planted backward bugs failing in their gradient"
+  step training_validation 0 env PYTHON=$py bash scripts/gpu/training.sh "$out/training"
+fi
+if want parallel; then
+  echo "== parallel workers: crash cost, -n 1 / 2 / auto on examples/ with cold caches, one GPU against all"
+  step parallel_cost 0 $py benchmarks/parallel_cost.py "$out/parallel"
 fi
 
 echo
