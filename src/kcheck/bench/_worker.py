@@ -23,6 +23,7 @@ from .._discover import SpecRef
 from .._dtypes import PRECISIONS
 from .._spec import Spec, Tensor
 from ..cases import Case, make_args
+from ..run import die_with_parent
 from ._timing import Timed, TimingOptions, measure_peaks, time_events, time_graph
 
 #: Seconds a new worker may take to import torch, Triton and the Spec's module.
@@ -99,23 +100,9 @@ def _cuda_broken() -> str | None:
     return None
 
 
-def _die_with_parent() -> None:
-    """Ask Linux to kill this worker when its parent dies, even by SIGKILL."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() == 1:
-        os._exit(0)
-
-
 def _serve(conn: Connection, stderr_path: str, source: SpecSource) -> None:
     """The worker's main loop (in the child)."""
-    _die_with_parent()
+    die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 2)

@@ -18,23 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import SpecError
+from ..run import die_with_parent
 from ._harness import Options, evaluate_paths
 from ._model import Check, CheckKind, Evaluation, Outcome
 
 
-def _die_with_parent() -> None:
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-
-
 def _child(conn: Connection, candidate: str, reference: str, options: dict[str, Any], stderr_path: str) -> None:
-    _die_with_parent()
+    die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 2)

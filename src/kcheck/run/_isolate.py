@@ -57,7 +57,7 @@ def _cuda_broken() -> str | None:
     return None
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Ask Linux to kill this worker when the process that started it dies, even by SIGKILL: a killed kcheck
     leaves no worker behind. Elsewhere the worker notices the closed pipe at its next message."""
     if not sys.platform.startswith("linux"):
@@ -76,7 +76,7 @@ def _die_with_parent() -> None:
 
 def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = None) -> None:
     """Worker main loop (runs in the child)."""
-    _die_with_parent()
+    die_with_parent()
     if env is not None:  # the parent's environment now (a forkserver's is the one of its own start), plus pinning
         os.environ.clear()
         os.environ.update(env)
