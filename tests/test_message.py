@@ -77,3 +77,14 @@ def test_no_op_guard_line():
             "reference; the kernel did not compute it") in lines
     assert "No-op guard: output 0 is exactly input 0 unchanged; this check's tolerance cannot tell it from the " \
            "reference" in lines
+
+
+def test_a_one_line_summary_names_the_status_once():
+    from kcheck._results import CaseResult, Reason, ReasonKind, Status
+    from kcheck.cases import Case
+    from kcheck.report import summarize_case
+
+    case = Case("k", (("N", 8),), "fp32")
+    why = Reason("crashed: killed by SIGSEGV (signal 11)", ReasonKind.CRASHED)
+    res = CaseResult(case, Status.CRASHED, reasons=[why])
+    assert summarize_case(res) == "crashed: killed by SIGSEGV (signal 11)"

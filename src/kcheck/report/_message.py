@@ -141,7 +141,8 @@ def summarize_case(res: CaseResult) -> str:
     if res.status is Status.PASSED:
         return "passed"
     if res.status in (Status.CRASHED, Status.TIMEOUT, Status.ERROR, Status.SKIPPED):
-        return f"{res.status.value}: {(res.reasons or [''])[0][:140]}"
+        first = (res.reasons or [""])[0].removeprefix(f"{res.status.value}: ")  # not "crashed: crashed: ..."
+        return f"{res.status.value}: {first[:140]}"
     parts = []
     for c in res.comparisons:
         if c.passed:
