@@ -104,6 +104,9 @@ def test_malformed_specs_are_refused_with_a_spec_error_or_build_a_valid_matrix(k
             assert size >= 0
 
 
+# slow tier: on 2026-12-01 one draw made check() run past 6 minutes in-process on a 2-core CPU (not yet found which);
+# the fast tier must not hang on it
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(specs())
 def test_a_check_of_a_fuzzed_spec_never_raises_and_never_passes_without_a_passing_case(kwargs):
