@@ -39,20 +39,13 @@ from ..interpret import checked, gpu_semantics
 from ..properties import PropertyContext
 from ._grad import GradRules, check_gradients
 from ._poison import AMBIGUOUS, PoisonAllocations, poison_, unwritten_mask
+from ._tensors import as_tuple as _as_tuple
 
 #: Precisions whose same-precision baseline is a requirement (FlashAttention's rule); for fp32 it only forgives
 #: ill-conditioned cases. tf32 has none: implementations round its operands differently (Triton truncates,
 #: cuBLAS rounds to nearest and ignores TF32 for matrix-vector shapes), so "the framework's tf32" is not defined.
 _BASELINE_REQUIRED = {"bf16", "fp16", "fp8e4m3", "fp8e5m2"}
 _BASELINE_ALLOWANCE = {"fp32"}
-
-
-def _as_tuple(value: Any, what: str) -> tuple[torch.Tensor, ...]:
-    if isinstance(value, torch.Tensor):
-        return (value,)
-    if isinstance(value, (tuple, list)) and all(isinstance(v, torch.Tensor) for v in value):
-        return tuple(value)
-    raise TypeError(f"{what} returned {type(value).__name__}; it must return a tensor or a tuple of tensors")
 
 
 def _short_traceback(exc: BaseException) -> str:

@@ -47,6 +47,7 @@ from ..compare import (
     tolerance_for,
 )
 from ._poison import AMBIGUOUS, poison_, unwritten_mask
+from ._tensors import as_tuple as _as_tuple
 
 if TYPE_CHECKING:
     from ._execute import Execution
@@ -105,14 +106,6 @@ def upstream_gradients(case: Case, like: Sequence[torch.Tensor], device: str) ->
     inputs = [Tensor(*t.shape, dtype=t.dtype, pattern="randn") for t in like]
     carrier = Spec(name="grad_outputs", kernel=_none, reference=_none, inputs=inputs, baseline=False)
     return make_args(carrier, dataclasses.replace(case, spec=f"{case.spec}.grad_outputs"), device)
-
-
-def _as_tuple(value: Any, what: str) -> tuple[torch.Tensor, ...]:
-    if isinstance(value, torch.Tensor):
-        return (value,)
-    if isinstance(value, (tuple, list)) and all(isinstance(v, torch.Tensor) for v in value):
-        return tuple(value)
-    raise TypeError(f"{what} returned {type(value).__name__}; it must return a tensor or a tuple of tensors")
 
 
 def _leaves(spec: Spec, inputs: Sequence[Any], wanted: Sequence[int]) -> list[Any]:
