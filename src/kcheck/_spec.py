@@ -210,6 +210,12 @@ class Tensor:
     ``mutated=True`` declares that the kernel writes this input on purpose (in place), so kcheck does not report it.
     ``grad=False`` keeps this input out of a ``Spec(grad=True)``'s gradient checks (a constant the kernel does not
     differentiate, e.g. a cos/sin table).
+
+    ``dtype=torch.bool`` makes a boolean mask: each element True with probability ``density`` (default 0.5), drawn
+    from the case's seed, for the random patterns; the patterns ``zeros`` (all False), ``ones`` (all True),
+    ``constant`` (whole rows alternately all True and all False, the first all False), ``eye`` (the diagonal) and
+    ``arange`` (every other element) give the extremes (see ``cases._patterns.make_mask``). A mask is never
+    differentiated.
     """
 
     dims: tuple[str | int, ...]
@@ -218,11 +224,24 @@ class Tensor:
     mutated: bool = False
     name: str | None = None
     grad: bool = True
+    density: float | None = None
 
     def __init__(self, *dims: str | int, dtype: torch.dtype | None = None, pattern: str | None = None,
-                 mutated: bool = False, name: str | None = None, grad: bool = True) -> None:
+                 mutated: bool = False, name: str | None = None, grad: bool = True,
+                 density: float | None = None) -> None:
         object.__setattr__(self, "dims", _check_dims("Tensor(*dims)", dims))
         _check_dtype("Tensor(dtype)", dtype)
+        if density is not None:
+            if dtype != torch.bool:
+                raise SpecError("Tensor(density)", density, "density is the share of True elements of a boolean "
+                                                            "mask: give dtype=torch.bool too, or leave density out")
+            if not _is_number(density) or not 0.0 <= float(density) <= 1.0:
+                raise SpecError("Tensor(density)", density, "give a number in [0, 1]: the probability that an "
+                                                            "element of the mask is True")
+            density = float(density)
+        elif dtype == torch.bool:
+            density = 0.5
+        object.__setattr__(self, "density", density)
         if pattern is not None and pattern not in PATTERNS:
             raise SpecError("Tensor(pattern)", pattern, f"use one of {list(PATTERNS)} or None")
         if not isinstance(mutated, bool):
@@ -315,16 +334,31 @@ class Scalar:
 @_strict_keywords
 @dataclass(frozen=True)
 class Custom:
-    """Escape hatch: ``make(ctx)`` builds any argument from the case (``ctx.dims``, ``ctx.dtype``, ``ctx.device``,
-    ``ctx.generator``, ``ctx.pattern``). A floating tensor it returns is upcast to float64 for the reference."""
+    """Escape hatch: ``make(ctx)`` builds any argument from the case; ``ctx`` is a ``kcheck.CaseContext`` (the
+    sizes ``ctx.dims``, the storage ``ctx.dtype``, ``ctx.device``, ``ctx.params``, a seeded CPU ``ctx.generator``
+    and helpers ``ctx.randn``/``ctx.rand``/``ctx.randint``/``ctx.randperm``/``ctx.mask`` that draw on the CPU and
+    move the result to ``ctx.device``, so the same Spec builds the same values on a CPU and on a GPU). A floating
+    tensor it returns is upcast to float64 for the reference.
+
+    ``dims`` declares the shape of the tensor ``make`` returns, in named dimensions or ints as ``Tensor`` does
+    (``Custom(labels, dims=("T",))``): kcheck then sizes those dimensions (a dimension only a Custom uses gets its
+    sizes too), counts the tensor in its memory and CPU budgets and its past-2**31 cases, and checks that ``make``
+    returned a tensor of that shape. A Custom that returns something else may still name the dimensions it reads.
+    """
 
     make: Callable[[CaseContext], Any]
     name: str | None = None
+    dims: tuple[str | int, ...] | None = None
 
     def __post_init__(self) -> None:
         if not callable(self.make):
             raise SpecError("Custom(make)", self.make, "give a callable taking a kcheck.CaseContext")
         _check_name("Custom(name)", self.name)
+        if self.dims is not None:
+            if isinstance(self.dims, (str, int)) or not isinstance(self.dims, Sequence):
+                raise SpecError("Custom(dims)", self.dims, "give the shape of the tensor make returns as a tuple, "
+                                                           "e.g. dims=('T',) or dims=('T', 'D')")
+            object.__setattr__(self, "dims", _check_dims("Custom(dims)", self.dims))
 
 
 Input = Tensor | Index | Scalar | Custom
@@ -419,6 +453,12 @@ class Spec:
     ``torch.autograd.grad`` through the kernel and through the float64 reference, and compares the gradient of every
     floating ``Tensor`` input (``Tensor(..., grad=False)`` leaves one out) under the tolerance model, a reduction
     over the forward's ``reduce`` dimensions plus the dimensions the input lacks (see docs/training.md).
+    ``params`` declares modes: ``{"label_smoothing": [0.0, 0.1], "ignore_index": [-100]}``. Each case takes one
+    value per name (the first is the nominal one), passed as a keyword argument to the kernel, the reference and
+    the baseline alike; the matrix runs every value at least once and pairs them with the other factors, and the
+    case id names them (``ce[T=64,V=512,fp32,randn,label_smoothing=0.1,ignore_index=-100,seed=0]``).
+    ``output_shapes`` (kernels that return their outputs): the shape of each returned output, in named dimensions
+    or ints (``[("M", "N"), ("M",)]``), so kcheck need not learn them from the reference (see cases._shapes).
     """
 
     name: str
@@ -443,9 +483,11 @@ class Spec:
     output_dtypes: Sequence[torch.dtype | None] | None = None
     journaled: Callable[..., Any] | None = None
     grad: bool = False
+    params: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    output_shapes: Sequence[Sequence[str | int]] | None = None
     precisions: tuple[Precision, ...] = field(init=False, repr=False)
     #: What the matrix learned of the reference's output shapes (see cases._shapes), shared by narrowed copies.
-    _shape_memo: dict[str, Any] = field(init=False, repr=False, compare=False, default_factory=dict)
+    _shape_memo: dict[Any, Any] = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -461,10 +503,11 @@ class Spec:
         for i, inp in enumerate(self.inputs):
             if not isinstance(inp, (Tensor, Index, Scalar, Custom)):
                 raise SpecError(f"inputs[{i}]", inp, "use kcheck.Tensor, kcheck.Index, kcheck.Scalar or kcheck.Custom")
-            if isinstance(inp, Tensor) and inp.dtype is not None and not inp.dtype.is_floating_point:
-                raise SpecError(f"inputs[{i}]", inp, "a Tensor input is floating: declare integer inputs as "
-                                                     "kcheck.Index(..., high=..., dtype=...) or build them with "
-                                                     "kcheck.Custom")
+            if (isinstance(inp, Tensor) and inp.dtype is not None and not inp.dtype.is_floating_point
+                    and inp.dtype != torch.bool):
+                raise SpecError(f"inputs[{i}]", inp, "a Tensor input is floating or a boolean mask: declare integer "
+                                                     "inputs as kcheck.Index(..., high=..., dtype=...) or build "
+                                                     "them with kcheck.Custom")
         if self.outputs is not None:
             if isinstance(self.outputs, Tensor):
                 raise SpecError("outputs", self.outputs, "give a list of outputs, e.g. outputs=[kcheck.Tensor('N')]")
@@ -548,6 +591,27 @@ class Spec:
             raise SpecError("journaled", self.journaled, "give the kernel's journaled variant: a callable taking "
                                                          "the kernel's arguments and journal=")
         self._check_grad()
+        self._check_params()
+        if self.output_shapes is not None:
+            if self.outputs is not None:
+                raise SpecError("output_shapes", self.output_shapes, "declared outputs carry their shape: "
+                                                                     "outputs=[kcheck.Tensor('M', 'N')]")
+            shapes = _sequence("output_shapes", self.output_shapes, "[('M', 'N')]")
+            if not shapes:
+                raise SpecError("output_shapes", [], "give one shape per returned output, e.g. [('M', 'N')], or "
+                                                     "leave output_shapes=None")
+            checked = []
+            for i, shape in enumerate(shapes):
+                if isinstance(shape, (str, int)) or not isinstance(shape, Sequence):
+                    raise SpecError(f"output_shapes[{i}]", shape, "give a tuple of dimension names or ints, e.g. "
+                                                                  "('M', 'N'), or () for a scalar")
+                shape_dims = _check_dims(f"output_shapes[{i}]", shape)
+                for od in shape_dims:
+                    if isinstance(od, str) and od not in named:
+                        raise SpecError(f"output_shapes[{i}]", od, f"name a dimension the inputs use: "
+                                                                   f"{sorted(named)}")
+                checked.append(shape_dims)
+            self.output_shapes = tuple(checked)
         from .properties import (
             Property,  # local: properties imports compare, which imports this module's types
         )
@@ -571,13 +635,71 @@ class Spec:
 
     def grad_inputs(self) -> list[int]:
         """The inputs whose gradients ``grad=True`` checks: floating ``Tensor`` inputs not declared grad=False."""
-        return [i for i, inp in enumerate(self.inputs) if isinstance(inp, Tensor) and inp.grad]
+        return [i for i, inp in enumerate(self.inputs) if isinstance(inp, Tensor) and inp.grad
+                and inp.dtype != torch.bool]
+
+    def _check_params(self) -> None:
+        if not isinstance(self.params, Mapping):
+            raise SpecError("params", self.params, "give a dict of keyword name to the list of its values, e.g. "
+                                                   "params={'label_smoothing': [0.0, 0.1]}")
+        params: dict[str, tuple[Any, ...]] = {}
+        taken = {getattr(inp, "name", None) for inp in self.inputs} - {None}
+        dims = set(self.dim_names())
+        configs = {k for c in self.configs for k in c}
+        for name, values in self.params.items():
+            if not isinstance(name, str) or not _NAME.match(name):
+                raise SpecError("params", name, "each key is the keyword name the kernel and the reference take, "
+                                                "an identifier such as 'ignore_index'")
+            if name in taken:
+                raise SpecError(f"params[{name!r}]", name, "an input is named so too: rename the input (its name= "
+                                                           "labels reports) or the mode")
+            if name in dims or name in _RESERVED:
+                raise SpecError(f"params[{name!r}]", name, "a case id uses this name for a dimension or its seed: "
+                                                           "give the mode another keyword name")
+            if name in configs:
+                raise SpecError(f"params[{name!r}]", name, "a launch configuration passes this keyword already: "
+                                                           "keep it in configs or in params, not both")
+            if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Sequence) or not values:
+                raise SpecError(f"params[{name!r}]", values, f"give a non-empty list of values, e.g. "
+                                                             f"params={{{name!r}: [0.0, 0.1]}} (the first is nominal)")
+            texts: dict[str, Any] = {}
+            for v in values:
+                try:
+                    hash(v)
+                except TypeError:
+                    raise SpecError(f"params[{name!r}]", v, "each value must be hashable (a number, a string, "
+                                                            "a bool, None, a tuple, a torch dtype)") from None
+                if isinstance(v, torch.Tensor):
+                    raise SpecError(f"params[{name!r}]", v, "a mode is a plain value: declare tensors as inputs")
+                text = param_text(v)
+                if text in texts:
+                    raise SpecError(f"params[{name!r}]", v, f"{v!r} and {texts[text]!r} read the same in a case "
+                                                            f"id ({name}={text}): list each value once")
+                texts[text] = v
+            params[name] = tuple(values)
+            positional = len(self.inputs) + len(self.outputs or ())
+            callables = [("kernel", self.kernel, positional), ("reference", self.reference, len(self.inputs))]
+            if callable(self.baseline) and not isinstance(self.baseline, bool):
+                callables.append(("baseline", self.baseline, len(self.inputs)))
+            for stage, (k, r) in self.stages.items():
+                callables += [(f"stages[{stage!r}] kernel", k, positional),
+                              (f"stages[{stage!r}] reference", r, len(self.inputs))]
+            for what, fn, n in callables:
+                why = _cannot_take(fn, n, name)
+                if why is not None:
+                    raise SpecError(f"params[{name!r}]", name, f"the {what} cannot take {name}= ({why}): add a "
+                                                               f"keyword parameter {name} to it")
+        self.params = params
+
+    def nominal_params(self) -> dict[str, Any]:
+        """The first value of every mode: what a case that does not vary a mode passes."""
+        return {k: v[0] for k, v in self.params.items()}
 
     def dim_names(self) -> list[str]:
         """Every named dimension, in order of first use."""
         names: list[str] = []
         for t in [*self.inputs, *(self.outputs or ())]:
-            dims = getattr(t, "dims", ())
+            dims = getattr(t, "dims", None) or ()
             extra = [t.high] if isinstance(t, Index) and isinstance(t.high, str) else []
             for d in [*dims, *extra]:
                 if isinstance(d, str) and d not in names:
@@ -589,3 +711,50 @@ class Spec:
 
 
 _DEFAULT_DIM = Dim()
+
+#: Keywords a case id spells itself: a mode may not take them.
+_RESERVED = frozenset({"seed"})
+
+
+def param_text(value: object) -> str:
+    """How a mode's value reads in a case id: its ``str`` (a torch dtype without ``torch.``), with commas and
+    brackets replaced so that the id still splits on commas (a tuple ``(1, 2)`` reads ``(1;2)``)."""
+    text = str(value).removeprefix("torch.") if isinstance(value, torch.dtype) else str(value)
+    return text.replace(", ", ";").replace(",", ";").replace("[", "(").replace("]", ")")
+
+
+def _signature(fn: Callable[..., Any]) -> inspect.Signature | None:
+    """``fn``'s signature; for an autograd Function's ``apply``, its ``forward``'s without ``ctx``; None when
+    Python cannot tell (a builtin)."""
+    owner = getattr(fn, "__self__", None)
+    if (getattr(fn, "__name__", None) == "apply" and isinstance(owner, type)
+            and issubclass(owner, torch.autograd.Function)):
+        try:
+            sig = inspect.signature(owner.forward)
+        except (TypeError, ValueError):
+            return None
+        params = list(sig.parameters.values())
+        new_style = getattr(owner, "setup_context", None) is not getattr(torch.autograd.Function, "setup_context",
+                                                                          None)
+        return sig if new_style else sig.replace(parameters=params[1:])
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+
+
+def _cannot_take(fn: Callable[..., Any], positional: int, name: str) -> str | None:
+    """Why ``fn(*positional arguments, name=...)`` cannot bind, or None (also when Python cannot tell)."""
+    sig = _signature(fn)
+    if sig is None:
+        return None
+    dummies: list[None] = [None] * positional
+    try:
+        sig.bind_partial(*dummies)
+    except TypeError:
+        dummies = []  # the positional count is not this check's business
+    try:
+        sig.bind_partial(*dummies, **{name: None})
+    except TypeError as exc:
+        return str(exc)
+    return None

@@ -68,10 +68,10 @@ def reference(x: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 
 
 def labels(ctx: kcheck.CaseContext) -> torch.Tensor:
-    """Random classes in [0, V), about a quarter of the rows IGNORE_INDEX, on the case's device."""
+    """Random classes in [0, V), about a quarter of the rows IGNORE_INDEX (drawn on the CPU, then moved)."""
     T, V = ctx.dims["T"], ctx.dims["V"]
-    y = torch.randint(0, V, (T,), generator=ctx.generator, device=ctx.device)
-    ignored = torch.rand((T,), generator=ctx.generator, device=ctx.device) < 0.25
+    y = ctx.randint(0, V, (T,))
+    ignored = ctx.rand(T, dtype=torch.float32) < 0.25
     return torch.where(ignored, torch.full_like(y, IGNORE_INDEX), y)
 
 

@@ -1,6 +1,7 @@
 """Cases: which sizes, precisions, data and seeds a Spec is checked on, and their inputs."""
 
-from ._inputs import CaseContext, index_range_problem, make_args, shape_of, upcast
+from ._context import CaseContext
+from ._inputs import call_kernel, call_reference, context, index_range_problem, make_args, shape_of, upcast
 from ._matrix import (
     CPU_MAX_ELEMENTS,
     SNAPSHOT_MAX_ELEMENTS,
@@ -9,7 +10,10 @@ from ._matrix import (
     SkipKind,
     build_matrix,
     case_from_id,
+    kernel_kwargs,
     numel,
+    params_of,
+    reference_kwargs,
     skip_reason,
     tensor_shapes,
     work,
@@ -18,5 +22,6 @@ from ._patterns import PURPOSE
 from ._sizes import fit
 
 __all__ = ["CPU_MAX_ELEMENTS", "PURPOSE", "SNAPSHOT_MAX_ELEMENTS", "TIERS", "Case", "CaseContext", "SkipKind",
-           "build_matrix", "case_from_id", "fit", "index_range_problem", "make_args", "numel", "shape_of",
-           "skip_reason", "tensor_shapes", "upcast", "work"]
+           "build_matrix", "call_kernel", "call_reference", "case_from_id", "context", "fit", "index_range_problem",
+           "kernel_kwargs", "make_args", "numel", "params_of", "reference_kwargs", "shape_of", "skip_reason",
+           "tensor_shapes", "upcast", "work"]

@@ -3,29 +3,21 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import torch
 
 from .._dtypes import PRECISIONS
+from .._errors import SpecError
 from .._spec import Custom, Index, Scalar, Spec, Tensor
-from ._matrix import Case
-from ._patterns import make
+from ._context import CaseContext, cpu_generator
+from ._matrix import Case, kernel_kwargs, params_of, reference_kwargs
+from ._patterns import make, make_mask
 
-
-@dataclass(frozen=True)
-class CaseContext:
-    """What a ``Custom`` input's ``make`` (and a user-defined property) sees of the case."""
-
-    dims: Mapping[str, int]
-    dtype: torch.dtype  # storage dtype of the case's floating tensors
-    precision: str
-    pattern: str
-    device: str
-    generator: torch.Generator
-    seed: int
+#: torch's words when a generator of one device draws for another.
+_GENERATOR_DEVICE = re.compile(r"generator", re.IGNORECASE)
 
 
 def _seed(case: Case, slot: int) -> int:
@@ -64,11 +56,17 @@ def make_args(spec: Spec, case: Case, device: str) -> list[Any]:
     storage = PRECISIONS[case.precision].storage
     args: list[Any] = []
     for slot, inp in enumerate(spec.inputs):
+        if isinstance(inp, Custom):
+            args.append(_custom(spec, case, slot, inp, device, storage))
+            continue
         gen = _generator(device, _seed(case, slot))
         if isinstance(inp, Tensor):
             shape = shape_of(inp.dims, sizes)
-            dtype = inp.dtype or storage
-            x = make(inp.pattern or case.pattern, shape, dtype, device, gen)
+            if inp.dtype == torch.bool:
+                assert inp.density is not None
+                x = make_mask(inp.pattern or case.pattern, shape, inp.density, device, gen)
+            else:
+                x = make(inp.pattern or case.pattern, shape, inp.dtype or storage, device, gen)
             args.append(_layout(x, case.layout))
         elif isinstance(inp, Index):
             shape = shape_of(inp.dims, sizes)
@@ -83,10 +81,35 @@ def make_args(spec: Spec, case: Case, device: str) -> list[Any]:
             args.append(x)
         elif isinstance(inp, Scalar):
             args.append(inp.value(sizes) if callable(inp.value) else inp.value)
-        elif isinstance(inp, Custom):
-            ctx = CaseContext(sizes, storage, case.precision, case.pattern, device, gen, case.seed)
-            args.append(inp.make(ctx))
     return args
+
+
+def context(spec: Spec, case: Case, slot: int, device: str) -> CaseContext:
+    """The context input ``slot`` of ``case`` is built in: its generator is on the CPU, seeded per case and slot,
+    so that what it draws is the same wherever the case runs."""
+    storage = PRECISIONS[case.precision].storage
+    return CaseContext(case.sizes, storage, case.precision, case.pattern, device, cpu_generator(_seed(case, slot)),
+                       case.seed, params_of(spec, case), case.layout)
+
+
+def _custom(spec: Spec, case: Case, slot: int, inp: Custom, device: str, storage: torch.dtype) -> Any:
+    label = f"inputs[{slot}]" + (f" ({inp.name})" if inp.name else "")
+    try:
+        value = inp.make(context(spec, case, slot, device))
+    except RuntimeError as exc:
+        if _GENERATOR_DEVICE.search(str(exc)) and "device" in str(exc) and str(device) != "cpu":
+            raise SpecError(f"Custom(make) of {label}", str(exc).strip().splitlines()[0],
+                            "ctx.generator is a CPU generator (the same draws on every device): draw on the CPU "
+                            "and move, torch.randint(..., generator=ctx.generator).to(ctx.device), or use "
+                            "ctx.randint(...) / ctx.randn(...)") from exc
+        raise
+    if inp.dims is not None and isinstance(value, torch.Tensor):
+        want = shape_of(inp.dims, case.sizes)
+        if tuple(value.shape) != want:
+            raise SpecError(f"Custom(dims) of {label}", tuple(value.shape),
+                            f"make returned a tensor of shape {tuple(value.shape)} where dims={inp.dims} says "
+                            f"{want}: return that shape or declare the dims it has")
+    return value
 
 
 def index_range_problem(spec: Spec, case: Case) -> str | None:
@@ -113,3 +136,17 @@ def upcast(args: Sequence[Any]) -> list[Any]:
     the reference nor an in-place kernel sees the other's writes); everything else as is."""
     return [a.to(torch.float64, copy=True) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
             for a in args]
+
+
+def call_kernel(fn: Callable[..., Any], spec: Spec, case: Case, args: Sequence[Any], **extra: Any) -> Any:
+    """``fn(*args, **modes, **configuration, **extra)``: how kcheck calls the kernel, or anything called like it
+    (a stage, the journaled variant), for ``case``."""
+    return fn(*args, **kernel_kwargs(spec, case), **extra)
+
+
+def call_reference(fn: Callable[..., Any], spec: Spec, case: Case, args: Sequence[Any], device: str) -> Any:
+    """``fn(*args, **modes)``: how kcheck calls the reference (or the baseline) for ``case``, with ``device`` as
+    torch's default device, so that a table the reference builds without ``device=`` (``torch.arange(T)``) lands
+    where its inputs are instead of on the CPU."""
+    with torch.device(device):
+        return fn(*args, **reference_kwargs(spec, case))

@@ -15,10 +15,13 @@ product, which would be thousands of cases for a 3-D GEMM:
 - large:   one case whose largest tensor passes 2**31 elements (int32 overflow), sized to the device's memory, and
            per 2-D input one whose last row starts past 2**31 (``row * stride`` wraps there);
 - long, big: every precision at the longest reduction and at the largest non-large size the device allows;
-- pairwise: a covering design in which every pair of factor values meets (``_covering``), under a budget.
+- pairwise: a covering design in which every pair of factor values meets (``_covering``), under a budget;
+- param:   every value of each of the Spec's ``params`` (modes) at the nominal and odd shapes, the other modes at
+           their nominal (first) value; the modes are factors of the pairwise design too.
 
 ``tier="quick"`` keeps size, dtype and seed cases at the nominal and odd shapes only; ``tier="full"`` crosses
-every precision with every pattern and every configuration with every size.
+every precision with every pattern, every configuration with every size, and every combination of the modes (up to
+``FULL_PARAM_COMBINATIONS``) at the nominal and odd shapes.
 Every case is checked against the device: a case that cannot run here says why in ``skip``.
 """
 
@@ -28,6 +31,7 @@ import ast
 import copy
 import enum
 import hashlib
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -36,7 +40,7 @@ from typing import Any
 from .._device import DeviceInfo
 from .._dtypes import PRECISIONS, precision
 from .._errors import SpecError
-from .._spec import LAYOUTS, PATTERNS, Index, Spec, Tensor
+from .._spec import LAYOUTS, PATTERNS, Custom, Index, Spec, Tensor, param_text
 from ._covering import pairwise
 from ._shapes import output_shapes
 from ._sizes import INT32_LIMIT, ODD, fit, real_sizes, systematic
@@ -64,6 +68,8 @@ CPU_NOMINAL_WORK_FACTOR = 4
 #: On a GPU, the pairwise, long and big cases keep their largest tensor below this many elements (2**28: 1 GiB in
 #: fp32), so that they stay seconds long; the past-2**31 cases are the ``large`` axis's.
 GPU_MAX_ELEMENTS = 2**28
+#: ``tier="full"`` crosses the modes' values with each other up to this many combinations.
+FULL_PARAM_COMBINATIONS = 64
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,7 @@ class Case:
     skip: str | None = None  # why it cannot run on this device, if it cannot
     notes: tuple[str, ...] = field(default=(), compare=False)
     skip_kind: SkipKind | None = field(default=None, compare=False)
+    params: tuple[tuple[str, Any], ...] = ()  # one value per mode of the Spec (``Spec.params``), in its order
 
     @property
     def sizes(self) -> dict[str, int]:
@@ -93,33 +100,67 @@ class Case:
         return dict(self.config)
 
     @property
+    def params_dict(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    @property
     def id(self) -> str:
         parts = [f"{k}={v}" for k, v in self.dims]
         parts += [self.precision, self.pattern]
         if self.layout != "contiguous":
             parts.append(self.layout)
         parts += [f"{k}={v}" for k, v in self.config]
+        parts += [f"{k}={param_text(v)}" for k, v in self.params]
         parts.append(f"seed={self.seed}")
         return f"{self.spec}[{','.join(parts)}]"
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "dims": self.sizes, "precision": self.precision, "pattern": self.pattern,
-                "seed": self.seed, "layout": self.layout, "config": {k: repr(v) if not isinstance(
-                    v, (int, float, str, bool)) else v for k, v in self.config}, "axis": self.axis,
+                "seed": self.seed, "layout": self.layout, "config": _plain(self.config),
+                "params": _plain(self.params), "axis": self.axis,
                 "repeats": self.repeats, "properties": self.properties, "skip": self.skip,
                 "skip_kind": None if self.skip_kind is None else self.skip_kind.value}
 
 
-def tensor_shapes(spec: Spec, dims: dict[str, int]) -> list[tuple[int, ...]]:
-    """Shapes of every tensor input and output at the given sizes. Outputs the kernel allocates itself are
-    inferred from the reference on meta tensors, learned once per Spec (see ``cases._shapes``); where they cannot
-    be they are left out."""
+def _plain(items: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
+    """Keyword values as JSON holds them: numbers, strings, bools and None as they are, anything else as its repr."""
+    return {k: v if v is None or isinstance(v, (int, float, str, bool)) else repr(v) for k, v in items}
+
+
+def params_of(spec: Spec, case: Case) -> dict[str, Any]:
+    """The modes ``case`` runs with: the Spec's nominal values, replaced by the case's own (a case built without
+    them, e.g. by hand, gets the nominal ones)."""
+    return {**spec.nominal_params(), **{k: v for k, v in case.params if k in spec.params}}
+
+
+def kernel_kwargs(spec: Spec, case: Case) -> dict[str, Any]:
+    """The keyword arguments every call of the kernel (or of anything called like it: a stage, the journaled
+    variant) takes for ``case``: its modes, then its launch configuration. The one place they are put together."""
+    return {**params_of(spec, case), **case.config_dict}
+
+
+def reference_kwargs(spec: Spec, case: Case) -> dict[str, Any]:
+    """The keyword arguments every call of the reference (and of the baseline) takes for ``case``: its modes."""
+    return params_of(spec, case)
+
+
+def shaped(spec: Spec) -> list[Tensor | Index | Custom]:
+    """The inputs and outputs whose shape the Spec declares: tensors, index tensors, Customs with ``dims``."""
+    return [t for t in [*spec.inputs, *(spec.outputs or ())] if isinstance(t, (Tensor, Index))
+            or (isinstance(t, Custom) and t.dims is not None)]
+
+
+def tensor_shapes(spec: Spec, dims: dict[str, int],
+                  params: dict[str, Any] | None = None) -> list[tuple[int, ...]]:
+    """Shapes of every tensor input and output at the given sizes (and modes: the nominal ones by default).
+    Outputs the kernel allocates itself are the Spec's ``output_shapes`` or inferred from the reference on meta
+    tensors, learned once per Spec and modes (see ``cases._shapes``); where they cannot be they are left out."""
     out = []
-    for t in [*spec.inputs, *(spec.outputs or ())]:
-        if isinstance(t, (Tensor, Index)):
-            out.append(tuple(dims[d] if isinstance(d, str) else d for d in t.dims))
+    for t in shaped(spec):
+        assert t.dims is not None
+        out.append(tuple(dims[d] if isinstance(d, str) else d for d in t.dims))
     if spec.outputs is None:
-        out += output_shapes(spec, dims)
+        out += output_shapes(spec, dims, spec.nominal_params() if params is None else params)
     return out
 
 
@@ -142,10 +183,10 @@ def cpu_work_budget(spec: Spec) -> int:
 SNAPSHOT_MAX_ELEMENTS = 2**26
 
 
-def estimate_bytes(spec: Spec, dims: dict[str, int], itemsize: int) -> int:
+def estimate_bytes(spec: Spec, dims: dict[str, int], itemsize: int, params: dict[str, Any] | None = None) -> int:
     """Peak memory of one case: inputs (+ a snapshot when small, + float64 copies for the reference), the output,
     the float64 reference, a baseline output and the mismatch mask (the comparison itself works in chunks)."""
-    shapes = tensor_shapes(spec, dims)
+    shapes = tensor_shapes(spec, dims, params)
     total = 0
     for s in shapes:
         n = numel(s)
@@ -154,11 +195,13 @@ def estimate_bytes(spec: Spec, dims: dict[str, int], itemsize: int) -> int:
     return total + biggest * (2 * itemsize + 9) + 2**30
 
 
-def compile_key(dims: dict[str, int], precision: str, layout: str, config: tuple) -> tuple:
+def compile_key(dims: dict[str, int], precision: str, layout: str, config: tuple, params: tuple = ()) -> tuple:
     """What a JIT compiler specializes a kernel on, as far as a case decides it: the precision, the layout, the
-    launch configuration and, per size, whether it is 1 or a multiple of 16 (Triton specializes integer arguments
-    so). Two cases with the same key usually share one compiled kernel."""
-    return (precision, layout, config, tuple((d, 1 if v == 1 else 16 if v % 16 == 0 else 0) for d, v in dims.items()))
+    launch configuration, the modes (a launcher may pass one as a constexpr) and, per size, whether it is 1 or a
+    multiple of 16 (Triton specializes integer arguments so). Two cases with the same key usually share one
+    compiled kernel."""
+    return (precision, layout, config, params,
+            tuple((d, 1 if v == 1 else 16 if v % 16 == 0 else 0) for d, v in dims.items()))
 
 
 class _Builder:
@@ -169,17 +212,20 @@ class _Builder:
         self.odd = {d: fit(spec.dim(d), ODD) for d in self.names}
         self.p0 = spec.precisions[0].name
         self.cfg0 = tuple(spec.configs[0].items())
+        self.params0 = tuple(spec.nominal_params().items())
         self.cases: dict[str, Case] = {}
 
     def add(self, dims: dict[str, int], axis: str, *, precision: str | None = None, pattern: str = "randn",
             seed: int = 0, layout: str = "contiguous", config: tuple[tuple[str, Any], ...] | None = None,
-            repeats: int = 0, properties: bool = False, notes: tuple[str, ...] = ()) -> None:
+            repeats: int = 0, properties: bool = False, notes: tuple[str, ...] = (),
+            params: tuple[tuple[str, Any], ...] | None = None) -> None:
         if pattern not in self.spec.patterns and pattern != "randn":
             return
         if layout != "contiguous" and layout not in self.spec.layouts:
             return
         case = Case(self.spec.name, tuple((d, dims[d]) for d in self.names), precision or self.p0, pattern, seed,
-                    layout, self.cfg0 if config is None else config, axis, repeats, properties, None, notes)
+                    layout, self.cfg0 if config is None else config, axis, repeats, properties, None, notes,
+                    params=self.params0 if params is None else params)
         old = self.cases.get(case.id)
         if old is not None:  # the same case reached from two axes: keep the first, merge what each asks of it
             case = replace(old, repeats=max(old.repeats, repeats), properties=old.properties or properties)
@@ -238,6 +284,10 @@ class _Builder:
         for cfg in configs[1:]:
             for shape in base_shapes:
                 self.add(shape, "config", config=cfg)
+        # modes: each value of each mode, the others nominal (tier full: their combinations)
+        for params in self._param_sets(full):
+            for shape in base_shapes:
+                self.add(shape, "param", params=params)
         # properties, on the nominal and odd shapes
         if spec.properties:
             for shape in base_shapes:
@@ -252,6 +302,20 @@ class _Builder:
         self._large()
         self._large_rows()
         return list(self.cases.values())
+
+    def _param_sets(self, full: bool) -> list[tuple[tuple[str, Any], ...]]:
+        """The modes' value sets other than the nominal one: one value changed at a time, or (``full``) every
+        combination while there are at most ``FULL_PARAM_COMBINATIONS``."""
+        spec = self.spec
+        names = list(spec.params)
+        combos = math.prod(len(v) for v in spec.params.values())
+        if full and combos <= FULL_PARAM_COMBINATIONS:
+            sets = [tuple(zip(names, values, strict=True))
+                    for values in itertools.product(*(spec.params[n] for n in names))]
+        else:
+            sets = [tuple((n, value if n == name else spec.params[n][0]) for n in names)
+                    for name in names for value in spec.params[name][1:]]
+        return [p for p in sets if p != self.params0]
 
     # -- cases for bugs that need two factors at once -------------------------------------------------------------
 
@@ -326,22 +390,28 @@ class _Builder:
         has_tensor = any(isinstance(t, Tensor) for t in spec.inputs)
         factors["layout"] = list(dict.fromkeys(["contiguous", *spec.layouts])) if has_tensor else ["contiguous"]
         factors["config"] = list(range(len(spec.configs)))
+        for name, values in spec.params.items():  # by position: 1 == 1.0 == True as dict keys
+            factors[f"param:{name}"] = list(range(len(values)))
         budget = max(8, len(self.cases) // 3)
 
         def sizes(row: dict[str, Any]) -> dict[str, int]:
             return {d: row[f"dim:{d}"] for d in self.names}
 
-        def key(row: dict[str, Any]) -> tuple:
-            return compile_key(sizes(row), row["precision"], row["layout"], tuple(spec.configs[row["config"]].items()))
+        def params(row: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+            return tuple((n, v[row[f"param:{n}"]]) for n, v in spec.params.items())
 
-        seen: set = {compile_key(c.sizes, c.precision, c.layout, c.config) for c in self.cases.values()}
+        def key(row: dict[str, Any]) -> tuple:
+            return compile_key(sizes(row), row["precision"], row["layout"], tuple(spec.configs[row["config"]].items()),
+                               params(row))
+
+        seen: set = {compile_key(c.sizes, c.precision, c.layout, c.config, c.params) for c in self.cases.values()}
         design = pairwise(factors, seed=_stable_seed(spec.name), budget=budget, feasible=lambda r: self.fits(sizes(r)),
                           key=key, seen=seen)
         note = (f"pairwise design: {len(design.rows)} cases cover {design.covered} of {design.pairs} pairs of "
                 f"values ({design.infeasible} pairs too large to run here)",)
         for row in design.rows:
             self.add(sizes(row), "pairwise", precision=row["precision"], pattern=row["pattern"], layout=row["layout"],
-                     config=tuple(spec.configs[row["config"]].items()), notes=note)
+                     config=tuple(spec.configs[row["config"]].items()), notes=note, params=params(row))
 
     def _large_rows(self) -> None:
         """For each input or output of two or more dimensions, a case where the last row *starts* past 2**31
@@ -349,8 +419,9 @@ class _Builder:
         flat-element case (which may grow the row length instead) never does. An Index whose values range over that
         outer dimension (ids into an embedding table) reaches it too: its extreme value high-1 is always drawn."""
         spec = self.spec
-        for t in [*spec.inputs, *(spec.outputs or ())]:
-            if not isinstance(t, (Tensor, Index)) or len(t.dims) < 2 or not isinstance(t.dims[0], str):
+        for t in shaped(spec):
+            assert t.dims is not None
+            if len(t.dims) < 2 or not isinstance(t.dims[0], str):
                 continue
             d = t.dims[0]
             if not spec.dim(d).large:
@@ -388,7 +459,7 @@ class _Builder:
         for d in self.names:
             if not spec.dim(d).large:
                 continue
-            for shape_dims in [t.dims for t in [*spec.inputs, *(spec.outputs or ())] if isinstance(t, (Tensor, Index))]:
+            for shape_dims in [t.dims or () for t in shaped(spec)]:
                 if d not in shape_dims:
                     continue
                 others = numel(self.nominal[x] if isinstance(x, str) else x for x in shape_dims if x != d) or 1
@@ -427,8 +498,9 @@ def skip_reason(case: Case, spec: Spec, device: DeviceInfo) -> str | None:
         return f"{case.precision} needs a GPU of compute capability >= {cap} ({here})"
     dims = case.sizes
     itemsize = prec.storage.itemsize
-    need = estimate_bytes(spec, dims, itemsize)
-    biggest = max((numel(s) for s in tensor_shapes(spec, dims)), default=0)
+    params = params_of(spec, case)
+    need = estimate_bytes(spec, dims, itemsize, params)
+    biggest = max((numel(s) for s in tensor_shapes(spec, dims, params)), default=0)
     if case.axis == "large" and not device.is_gpu:
         return (f"large case ({biggest:,} elements, ~{need / 2**30:.0f} GiB) runs on a GPU only: on the CPU the "
                 "interpreter would run it program by program for hours")
@@ -483,6 +555,7 @@ def case_from_id(spec: Spec, case_id: str) -> Case:
         raise SpecError("case id", case_id, f"give an id of the form {spec.name}[M=...,fp32,randn,seed=0]")
     dims: list[tuple[str, int]] = []
     config: list[tuple[str, Any]] = []
+    params = spec.nominal_params()
     prec, pattern, layout, seed = None, "randn", "contiguous", 0
     names = set(spec.dim_names())
     for part in case_id[len(prefix):-1].split(","):
@@ -492,6 +565,8 @@ def case_from_id(spec: Spec, case_id: str) -> Case:
                 dims.append((key, int(value)))
             elif key == "seed":
                 seed = int(value)
+            elif key in spec.params:
+                params[key] = _param_value(spec, key, value, case_id)
             else:
                 try:
                     config.append((key, ast.literal_eval(value)))
@@ -505,4 +580,15 @@ def case_from_id(spec: Spec, case_id: str) -> Case:
             layout = part
     if prec is None:
         raise SpecError("case id", case_id, f"name a precision from {list(PRECISIONS)}")
-    return Case(spec.name, tuple(dims), prec, pattern, seed, layout, tuple(config), axis="debug")
+    return Case(spec.name, tuple(dims), prec, pattern, seed, layout, tuple(config), axis="debug",
+                params=tuple(params.items()))
+
+
+def _param_value(spec: Spec, name: str, text: str, case_id: str) -> Any:
+    """The declared value of mode ``name`` that reads ``text`` in a case id."""
+    for v in spec.params[name]:
+        if param_text(v) == text:
+            return v
+    known = ", ".join(param_text(v) for v in spec.params[name])
+    raise SpecError("case id", case_id, f"{name}={text} is not one of the values the Spec declares for {name} "
+                                        f"({known})")

@@ -6,6 +6,8 @@ numbers the kernel sees.
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 #: What each pattern is for, shown in docs and reports.
@@ -99,3 +101,25 @@ def make(pattern: str, shape: tuple[int, ...], dtype: torch.dtype, device: torch
     else:  # validated in Spec; kept for direct callers
         raise ValueError(f"unknown pattern {pattern!r}")
     return x.to(dtype)
+
+
+def make_mask(pattern: str, shape: tuple[int, ...], density: float, device: torch.device | str,
+              gen: torch.Generator) -> torch.Tensor:
+    """A boolean mask of ``shape`` per ``pattern``: ``zeros`` all False, ``ones`` all True, ``constant`` whole rows
+    alternately all False and all True (the extremes a masked reduction must handle: no element, every element),
+    ``eye`` the diagonal, ``arange`` every other element; any other pattern draws each element True with
+    probability ``density`` (the floating patterns' magnitudes mean nothing to a mask)."""
+    if pattern == "zeros":
+        return torch.zeros(shape, dtype=torch.bool, device=device)
+    if pattern == "ones":
+        return torch.ones(shape, dtype=torch.bool, device=device)
+    if pattern == "constant":
+        if not shape:
+            return torch.zeros(shape, dtype=torch.bool, device=device)
+        rows = torch.arange(math.prod(shape[:-1]), device=device).reshape(*shape[:-1], 1) % 2 == 1
+        return rows.expand(shape).contiguous()
+    if pattern == "eye":
+        return make("eye", shape, torch.float32, device, gen) != 0
+    if pattern == "arange":
+        return torch.arange(math.prod(shape), device=device).reshape(shape) % 2 == 0
+    return torch.rand(shape, generator=gen, device=device, dtype=torch.float32) < density

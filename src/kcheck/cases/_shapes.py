@@ -14,7 +14,13 @@ no memory, no arithmetic), and bounds what that costs:
 - **meta only**: the reference runs with meta as the default device (``torch.arange(n)`` costs nothing), and a
   tensor of more than one element created on another device (``torch.arange(n, device="cpu")``) stops the call
   before it allocates: kcheck then stops asking that reference for shapes. A reference that raises on meta
-  tensors at the probes is not asked again either.
+  tensors at the probes is not asked again either;
+- **Custom inputs** are built by their ``make`` with ``ctx.device`` "meta" (what they draw on the CPU and move is
+  as small as the probes' sizes), and every tensor they return stands in on the meta device; past the probes,
+  only when each Custom declares its ``dims`` (so that its size counts against ``MAX_DIRECT_ELEMENTS``);
+- **modes**: the reference gets the case's ``params``; shapes are learned per set of modes (``reduction="none"``
+  and ``reduction="sum"`` return different shapes);
+- **declared**: a Spec's ``output_shapes`` are used as they are; the reference is not called.
 """
 
 from __future__ import annotations
@@ -28,7 +34,9 @@ from typing import Any
 
 import torch
 
-from .._spec import Index, Scalar, Spec, Tensor
+from .._dtypes import PRECISIONS
+from .._spec import Custom, Index, Scalar, Spec, Tensor
+from ._context import CaseContext, cpu_generator
 
 #: Calls of the reference, beyond the three probes, per Spec when no rule fits.
 MAX_CALLS = 16
@@ -88,30 +96,56 @@ class _Inference:
     memo: dict[tuple[tuple[str, int], ...], list[Shape]] = field(default_factory=dict)
 
 
-def _state(spec: Spec) -> _Inference:
+def _state(spec: Spec, params: Mapping[str, Any]) -> _Inference:
     memo = spec._shape_memo
-    state = memo.get("outputs")
+    key = ("outputs", tuple(params.items()))
+    state = memo.get(key)
     if state is None:
-        state = memo["outputs"] = _Inference()
+        state = memo[key] = _Inference()
     return state
 
 
-def _input_elements(spec: Spec, dims: Mapping[str, int]) -> int:
+def _input_elements(spec: Spec, dims: Mapping[str, int]) -> int | None:
+    """Elements of every input whose shape is known at ``dims``; None when a Custom input does not declare its."""
     total = 0
     for t in spec.inputs:
-        if isinstance(t, (Tensor, Index)):
+        if isinstance(t, (Tensor, Index)) or (isinstance(t, Custom) and t.dims is not None):
+            assert t.dims is not None
             total += math.prod(dims[d] if isinstance(d, str) else d for d in t.dims)
+        elif isinstance(t, Custom):
+            return None
     return total
 
 
-def _call(spec: Spec, dims: Mapping[str, int]) -> list[Shape] | None:
+def _on_meta(value: Any) -> Any:
+    """``value`` with every tensor in it replaced by a meta stand-in (floating ones in float64, as the reference
+    sees them upcast)."""
+    from torch.utils._pytree import tree_map
+
+    def meta(x: Any) -> Any:
+        if not isinstance(x, torch.Tensor):
+            return x
+        dtype = torch.float64 if x.is_floating_point() else x.dtype
+        return torch.empty(x.shape, dtype=dtype, device="meta")
+
+    return tree_map(meta, value)
+
+
+def _custom(spec: Spec, t: Custom, slot: int, dims: Mapping[str, int], params: Mapping[str, Any]) -> Any:
+    ctx = CaseContext(dict(dims), PRECISIONS["fp32"].storage, "fp32", "randn", "meta", cpu_generator(slot), 0,
+                      dict(params))
+    with torch.no_grad():
+        return _on_meta(t.make(ctx))
+
+
+def _call(spec: Spec, dims: Mapping[str, int], params: Mapping[str, Any]) -> list[Shape] | None:
     """The reference's output shapes at ``dims`` on meta tensors; None when it cannot run there (``_NotMeta`` when
     it computes off the meta device)."""
     args: list[Any] = []
-    for t in spec.inputs:
+    for slot, t in enumerate(spec.inputs):
         if isinstance(t, (Tensor, Index)):
             shape = tuple(dims[d] if isinstance(d, str) else d for d in t.dims)
-            dtype = torch.float64 if isinstance(t, Tensor) else t.dtype
+            dtype = t.dtype if isinstance(t, Index) or t.dtype == torch.bool else torch.float64
             try:
                 args.append(torch.empty(shape, dtype=dtype, device="meta"))
             except RuntimeError:  # past what a tensor can hold (a square Spec's large case)
@@ -122,15 +156,18 @@ def _call(spec: Spec, dims: Mapping[str, int]) -> list[Shape] | None:
             except Exception:
                 return None
         else:
-            return None  # a Custom input: nothing to build on the meta device
+            try:
+                args.append(_custom(spec, t, slot, dims, params))
+            except Exception:
+                return None  # a make that cannot build on the meta device: nothing to learn from
     mode = _meta_only_mode()
     try:
         with torch.no_grad(), torch.device("meta"):
             if mode is None:
-                res = spec.reference(*args)
+                res = spec.reference(*args, **params)
             else:
                 with mode:
-                    res = spec.reference(*args)
+                    res = spec.reference(*args, **params)
     except _NotMeta:
         raise
     except Exception:
@@ -183,16 +220,20 @@ def _apply(rule: Rule, dims: Mapping[str, int]) -> list[Shape]:
     return [tuple(c * math.prod(dims[d] for d in subset) for c, subset in axes) for axes in rule]
 
 
-def output_shapes(spec: Spec, dims: Mapping[str, int]) -> list[Shape]:
-    """Shapes of the outputs the reference returns at ``dims`` (see the module docstring); [] when unknown."""
-    state = _state(spec)
+def output_shapes(spec: Spec, dims: Mapping[str, int], params: Mapping[str, Any] | None = None) -> list[Shape]:
+    """Shapes of the outputs the reference returns at ``dims`` with the modes ``params`` (default: the nominal
+    ones), or the Spec's declared ``output_shapes`` (see the module docstring); [] when unknown."""
+    if spec.output_shapes is not None:
+        return [tuple(dims[d] if isinstance(d, str) else d for d in shape) for shape in spec.output_shapes]
+    params = spec.nominal_params() if params is None else params
+    state = _state(spec, params)
     if state.stopped is not None:
         return []
     if not state.probed:
         state.probed = True
         probes = [_probe_dims(spec, k) for k in range(3)]
         try:
-            shapes = [_call(spec, p) for p in probes]
+            shapes = [_call(spec, p, params) for p in probes]
         except _NotMeta as exc:
             state.stopped = f"the reference computes off the meta device ({exc})"
             return []
@@ -205,12 +246,13 @@ def output_shapes(spec: Spec, dims: Mapping[str, int]) -> list[Shape]:
     key = tuple(sorted(dims.items()))
     if key in state.memo:
         return state.memo[key]
-    if state.calls >= MAX_CALLS or state.seconds >= MAX_SECONDS or _input_elements(spec, dims) > MAX_DIRECT_ELEMENTS:
+    elements = _input_elements(spec, dims)
+    if state.calls >= MAX_CALLS or state.seconds >= MAX_SECONDS or elements is None or elements > MAX_DIRECT_ELEMENTS:
         return []
     t0 = time.perf_counter()
     state.calls += 1
     try:
-        found = _call(spec, dims)
+        found = _call(spec, dims, params)
     except _NotMeta as exc:
         state.stopped = f"the reference computes off the meta device ({exc})"
         found = None

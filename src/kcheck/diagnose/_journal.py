@@ -42,7 +42,7 @@ def run_journaled(spec: Spec, case: Case, device: str, *, checks: bool = False) 
     import torch
 
     from .._dtypes import PRECISIONS
-    from ..cases import make_args
+    from ..cases import call_kernel, make_args
     from ..journal import Journal
 
     assert spec.journaled is not None
@@ -57,7 +57,7 @@ def run_journaled(spec: Spec, case: Case, device: str, *, checks: bool = False) 
 
         guard = checked(races=False, seed=case.seed)  # bounds only: each program writes its own slots
     with guard, torch.no_grad():
-        spec.journaled(*args, *outs, journal=journal, **case.config_dict)
+        call_kernel(spec.journaled, spec, case, [*args, *outs], journal=journal)
     return journal.summary()
 
 

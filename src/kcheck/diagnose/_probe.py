@@ -64,15 +64,15 @@ def transformed(spec: Spec, transform: Callable[[list[Any]], list[Any]], *, kern
     def k(*args: Any, **kwargs: Any) -> Any:
         return kernel(*transform(list(args[:n_in])), *args[n_in:], **kwargs)
 
-    def r(*args: Any) -> Any:
-        return reference(*transform(list(args)))
+    def r(*args: Any, **kwargs: Any) -> Any:  # kwargs: the case's modes (Spec.params)
+        return reference(*transform(list(args)), **kwargs)
 
     baseline = spec.baseline
     if callable(baseline) and baseline is not True:
         b = baseline
 
-        def baseline(*args: Any) -> Any:  # type: ignore[misc]
-            return b(*transform(list(args)))
+        def baseline(*args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
+            return b(*transform(list(args)), **kwargs)
 
     return dataclasses.replace(spec, kernel=k if kernel_too else kernel, reference=r if reference_too else reference,
                                baseline=baseline if reference_too else spec.baseline)

@@ -16,6 +16,7 @@ it says to run it under compute-sanitizer.
 
 from __future__ import annotations
 
+import ast
 import io
 import subprocess
 import sys
@@ -27,7 +28,7 @@ import torch
 from .._dtypes import PRECISIONS
 from .._results import CaseResult
 from .._spec import Spec, Tensor
-from ..cases import make_args
+from ..cases import make_args, params_of
 
 TEMPLATE = '''#!/usr/bin/env python3
 """Minimal repro written by `kcheck debug` on {date}.
@@ -83,7 +84,8 @@ def rebuild(x):
 
 
 inputs = [rebuild(x) for x in saved]
-config = {config!r}
+config = {config}  # the launch configuration (keyword arguments of the kernel only)
+params = {params}  # the case's modes (Spec.params): keyword arguments of the kernel and the reference
 
 
 class NanEmpty(TorchFunctionMode):
@@ -96,8 +98,9 @@ class NanEmpty(TorchFunctionMode):
         return out
 
 
-expected = spec.reference(*[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
-                            for x in inputs])
+with torch.device(DEVICE):  # as kcheck runs the reference: a table it builds lands beside its inputs
+    expected = spec.reference(*[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+                                for x in inputs], **params)
 expected = expected if isinstance(expected, tuple) else (expected,)
 failed = False
 {call}
@@ -117,7 +120,8 @@ for i, (out, exp) in enumerate(zip(outputs, expected)):
         failed = True
     if BASELINE[i] is not None and getattr(spec, "baseline", True) is True:
         factor, floor = BASELINE[i]
-        base = spec.reference(*inputs)
+        with torch.device(DEVICE):
+            base = spec.reference(*inputs, **params)
         base = (base if isinstance(base, tuple) else (base,))[i]
         err_kernel = (out.double() - exp.double()).abs().max().item()
         err_base = (base.double() - exp.double()).abs().max().item()
@@ -140,18 +144,11 @@ sys.exit(1 if failed else 0)
 def write_repro(spec: Spec, spec_file: str, result: CaseResult, out_dir: Path, device: str,
                 cause: str = "") -> Path:
     """Write ``repro_<spec>.py`` and its inputs file into ``out_dir``; return the script's path. Raises ValueError
-    when the case's configuration holds values the script cannot spell (not Python literals)."""
-    import ast
-
+    when the case's configuration or modes hold values the script cannot spell (not Python literals)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     case = result.case
-    for key, value in case.config:
-        try:
-            ok = ast.literal_eval(repr(value)) == value
-        except (ValueError, SyntaxError):
-            ok = False
-        if not ok:
-            raise ValueError(f"config {key}={value!r} is not a Python literal: the script cannot rebuild it")
+    config = _spelled("config", case.config_dict)
+    params = _spelled("params", params_of(spec, case))
     args = make_args(spec, case, device)
     inputs_name = f"repro_{spec.name}.inputs.pt"
     saved = [_saved(a) for a in args]
@@ -168,11 +165,11 @@ def write_repro(spec: Spec, spec_file: str, result: CaseResult, out_dir: Path, d
             poison = "float('nan'), " if floating else "-1, "  # integer outputs: a value no index takes
             shapes.append(f"{fill}({shape!r}, " + ("" if t.pattern == "zeros" else poison) + f"dtype={dtype}, "
                           "device=DEVICE)")
-        run = "spec.kernel(*inputs, *outputs, **config)"
+        run = "spec.kernel(*inputs, *outputs, **params, **config)"
         head = "outputs = [" + ", ".join(shapes) + "]  # poisoned with NaN, as kcheck does\n"
         tail = ""
     else:
-        run = "outputs = spec.kernel(*inputs, **config)"
+        run = "outputs = spec.kernel(*inputs, **params, **config)"
         head = ""
         tail = ""
     findings = [f for f in result.findings if f.tool == "interpreter"]
@@ -199,10 +196,28 @@ def write_repro(spec: Spec, spec_file: str, result: CaseResult, out_dir: Path, d
         doc_case_id=_doc(case.id), doc_cause=_doc(f"Likely cause: {cause}" if cause else ""),
         doc_script_name=_doc(script.name), spec=spec.name, path=path,
         inputs_comment=_comment(f"seed {case.seed}, pattern {case.pattern!r}, sizes {case.sizes}"),
-        inputs_name=inputs_name, config=case.config_dict, call=call, tolerances=tolerances or [(0.0, 0.0)],
+        inputs_name=inputs_name, config=config, params=params, call=call, tolerances=tolerances or [(0.0, 0.0)],
         baseline=baseline or [None], noop=[_noop_of(result, i) for i in range(max(len(result.comparisons), 1))]),
         encoding="utf-8")
     return script
+
+
+def _spelled(what: str, values: dict[str, object]) -> str:
+    """``values`` as the source of a dict literal the script evaluates back to the same values (torch dtypes as
+    ``torch.float32``); ValueError for a value that has no such spelling."""
+    items = []
+    for key, value in values.items():
+        if isinstance(value, torch.dtype):
+            items.append(f"{key!r}: {value}")
+            continue
+        try:
+            ok = ast.literal_eval(repr(value)) == value
+        except (ValueError, SyntaxError):
+            ok = False
+        if not ok:
+            raise ValueError(f"{what} {key}={value!r} is not a Python literal: the script cannot rebuild it")
+        items.append(f"{key!r}: {value!r}")
+    return "{" + ", ".join(items) + "}"
 
 
 def _doc(text: str) -> str:

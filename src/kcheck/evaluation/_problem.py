@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import hashlib
 import importlib.util
 import inspect
@@ -30,7 +31,7 @@ import torch
 from .._check import matrix
 from .._errors import SpecError
 from .._spec import Spec
-from ..cases import make_args, upcast
+from ..cases import call_reference, make_args, params_of, upcast
 
 Inputs = list[Any]
 
@@ -55,6 +56,7 @@ class Problem:
     reference_model: torch.nn.Module | None = None
     spec: Spec | None = None
     lowered: dict[torch.dtype, Callable[..., Any]] = field(default_factory=dict)
+    keywords: dict[str, Any] = field(default_factory=dict)  # a Spec's modes (nominal values): the candidate's too
 
     def reference_at(self, dtype: torch.dtype, args: Inputs) -> Any:
         """The reference computed in ``dtype`` (floating inputs and, for a Model, its parameters cast to it)."""
@@ -243,10 +245,14 @@ def problem_from_spec(spec: Spec, device: str, *, seeds: int, trials: int, tier:
             return lambda seed: make_args(spec, dataclasses.replace(case, seed=seed), device)
         return [Variant(c.id.split("[", 1)[1].rstrip("]"), maker(c)) for c in others]
 
-    def ref64(*args: Any) -> Any:
-        return spec.reference(*upcast(args))
+    def reference(*args: Any) -> Any:
+        return call_reference(spec.reference, spec, nominal, args, device)
 
-    return Problem(spec.name, device, make_inputs, spec.reference, ref64, variants, spec=spec)
+    def ref64(*args: Any) -> Any:
+        return call_reference(spec.reference, spec, nominal, upcast(args), device)
+
+    return Problem(spec.name, device, make_inputs, reference, ref64, variants, spec=spec,
+                   keywords=params_of(spec, nominal))
 
 
 def candidate_from_module(module: ModuleType, problem: Problem, device: str) -> Candidate:
@@ -264,13 +270,13 @@ def candidate_from_module(module: ModuleType, problem: Problem, device: str) -> 
 
         def call(*args: Any) -> Any:
             with torch.no_grad():
-                return model(*args)
+                return model(*args, **problem.keywords)
         return Candidate(call, params)
     names = ["kernel"] + ([getattr(problem.spec.kernel, "__name__", "")] if problem.spec is not None else [])
     for n in names:
         fn = getattr(module, n, None) if n else None
         if callable(fn) and not inspect.isclass(fn):
-            return Candidate(fn, [])
+            return Candidate(functools.partial(fn, **problem.keywords) if problem.keywords else fn, [])
     raise SpecError("candidate", getattr(module, "__file__", "candidate"),
                     "define class ModelNew(nn.Module) (or Model), or a function named "
                     + " or ".join(repr(n) for n in names if n))

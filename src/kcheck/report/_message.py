@@ -85,6 +85,8 @@ def _case_line(res: CaseResult) -> str:
     parts += [f"precision={c.precision}", f"pattern={c.pattern}", f"layout={c.layout}", f"seed={c.seed}"]
     if c.config:
         parts.append("config={" + ", ".join(f"{k}: {v}" for k, v in c.config) + "}")
+    if c.params:
+        parts.append("params={" + ", ".join(f"{k}: {v!r}" for k, v in c.params) + "}")
     return "Case: " + ", ".join(parts)
 
 

@@ -24,7 +24,17 @@ from .._findings import Finding, deduplicate
 from .._results import CaseResult, Determinism, PropertyOutcome, Reason, ReasonKind, Status, Timing
 from .._spec import Spec, Tensor
 from ..backends import Backend, backend_of, kernel_frame
-from ..cases import SNAPSHOT_MAX_ELEMENTS, Case, SkipKind, index_range_problem, make_args, shape_of, upcast
+from ..cases import (
+    SNAPSHOT_MAX_ELEMENTS,
+    Case,
+    SkipKind,
+    call_kernel,
+    call_reference,
+    index_range_problem,
+    make_args,
+    shape_of,
+    upcast,
+)
 from ..compare import (
     compare,
     expected_in,
@@ -126,7 +136,6 @@ class _Kernel:
     def outputs(self, args: Sequence[Any]) -> tuple[list[torch.Tensor], list[torch.Tensor | None]]:
         """Run once; return the outputs and, per output, where it still holds poison (None if unknown)."""
         spec, case = self.spec, self.case
-        config = case.config_dict
         storage = PRECISIONS[case.precision].storage
         if spec.outputs is not None:
             outs = []
@@ -134,12 +143,12 @@ class _Kernel:
                 assert isinstance(t, Tensor)
                 buf = torch.empty(shape_of(t.dims, case.sizes), dtype=t.dtype or storage, device=self.device)
                 outs.append(buf.zero_() if t.pattern == "zeros" else poison_(buf) if self.poison else buf)
-            self._timed(lambda: spec.kernel(*args, *outs, **config))
+            self._timed(lambda: call_kernel(spec.kernel, spec, case, [*args, *outs]))
             masks = [None if (t.pattern == "zeros" or not self.poison) else unwritten_mask(o)
                      for t, o in zip(spec.outputs, outs, strict=True)]
         else:
             with PoisonAllocations() if self.poison else contextlib.nullcontext():
-                outs = list(_as_tuple(self._timed(lambda: spec.kernel(*args, **config)), "the kernel"))
+                outs = list(_as_tuple(self._timed(lambda: call_kernel(spec.kernel, spec, case, args)), "the kernel"))
             masks = [unwritten_mask(o) if self.poison else None for o in outs]
         masks = [None if (m is None or o.dtype in AMBIGUOUS) else m for m, o in zip(masks, outs, strict=True)]
         return outs, masks
@@ -249,7 +258,7 @@ def execute(spec: Spec, case: Case, device: DeviceInfo, options: RunOptions | No
         t0 = time.perf_counter()
         try:
             with torch.no_grad():
-                raw = _as_tuple(spec.reference(*upcast(ex.args)), "the reference")
+                raw = _as_tuple(call_reference(spec.reference, spec, case, upcast(ex.args), dev), "the reference")
                 ex.ref_floating = [e.is_floating_point() for e in raw]
                 ex.expected = [e.to(torch.float64) for e in raw]
                 del raw
@@ -266,7 +275,8 @@ def execute(spec: Spec, case: Case, device: DeviceInfo, options: RunOptions | No
         try:
             with torch.no_grad():
                 b_args = [a.clone() if i in ex.pristine else a for i, a in enumerate(ex.inputs_before)]
-                ex.baselines = list(_as_tuple(fn(*b_args), "the baseline"))  # type: ignore[operator]
+                ex.baselines = list(_as_tuple(call_reference(fn, spec, case, b_args, dev),  # type: ignore[arg-type]
+                                              "the baseline"))
         except Exception as exc:  # e.g. an op with no kernel for this dtype on this device
             ex.warnings.append(Reason(f"no same-precision baseline ({_short_traceback(exc)}); table tolerance only",
                                       ReasonKind.NO_BASELINE))

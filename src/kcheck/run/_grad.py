@@ -35,7 +35,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from .._dtypes import PRECISIONS, ulp_spacing
 from .._results import CaseResult, Determinism, Reason, ReasonKind, Status
 from .._spec import Spec, Tensor
-from ..cases import Case, make_args, upcast
+from ..cases import Case, call_kernel, call_reference, make_args, upcast
 from ..compare import (
     Tolerance,
     compare,
@@ -182,7 +182,6 @@ def _check(ex: Execution, result: CaseResult, rules: GradRules) -> None:
     spec: Spec = ex.spec
     case: Case = ex.case
     device = ex.device.device
-    config = case.config_dict
     inputs = ex.inputs_before
     wanted = [i for i in spec.grad_inputs() if isinstance(inputs[i], torch.Tensor) and inputs[i].is_floating_point()]
     if not wanted:
@@ -195,7 +194,7 @@ def _check(ex: Execution, result: CaseResult, rules: GradRules) -> None:
         ref_args[i] = ref_args[i].detach().requires_grad_(True)
     try:
         with torch.enable_grad():
-            ref_outs = _as_tuple(spec.reference(*ref_args), "the reference")
+            ref_outs = _as_tuple(call_reference(spec.reference, spec, case, ref_args, device), "the reference")
     except Exception as exc:
         raise _Raised("the reference raised (run with grad)", ReasonKind.REFERENCE_RAISED, exc) from exc
     diff = [k for k, e in enumerate(ref_outs) if e.requires_grad and e.is_floating_point()
@@ -223,7 +222,7 @@ def _check(ex: Execution, result: CaseResult, rules: GradRules) -> None:
         args = _leaves(spec, inputs, wanted)
         with torch.enable_grad(), PoisonedBackward():
             try:
-                outs = _as_tuple(kernel._timed(lambda: spec.kernel(*args, **config)), "the kernel")
+                outs = _as_tuple(kernel._timed(lambda: call_kernel(spec.kernel, spec, case, args)), "the kernel")
             except Exception as exc:
                 raise _Raised("the kernel raised (run with grad)", ReasonKind.KERNEL_RAISED, exc) from exc
             flat = [outs[k] for k in diff if k < len(outs)]
@@ -291,7 +290,8 @@ def _baseline_grads(ex: Execution, rules: GradRules, spec: Spec, inputs: Sequenc
     args = _leaves(spec, inputs, wanted)
     try:
         with torch.enable_grad():
-            outs = _as_tuple(fn(*args), "the baseline")  # type: ignore[operator]
+            outs = _as_tuple(call_reference(fn, spec, case, args, ex.device.device),  # type: ignore[arg-type]
+                             "the baseline")
             flat = [outs[k] for k in diff]
             if not all(o.requires_grad for o in flat):
                 raise TypeError("the baseline's outputs do not require grad")

@@ -8,7 +8,7 @@ from .._device import detect, interpreter_active
 from .._resources import Resources
 from .._spec import Spec
 from ..backends import backend_of
-from ..cases import build_matrix, make_args
+from ..cases import build_matrix, call_kernel, make_args
 
 
 def spec_resources(spec: Spec, arch: int = 90) -> list[Resources]:
@@ -19,6 +19,6 @@ def spec_resources(spec: Spec, arch: int = 90) -> list[Resources]:
     def launch() -> Any:
         case = next(c for c in build_matrix(spec, detect()) if c.axis == "size" and c.skip is None)
         args = make_args(spec, case, "cpu" if interpreter_active() else "cuda")
-        return spec.kernel(*args, **case.config_dict)
+        return call_kernel(spec.kernel, spec, case, args)
 
     return backend_of(spec.kernel).resources(spec.kernel, launch, arch)
