@@ -8,7 +8,8 @@ With c = cos(theta), s = sin(theta) for position t and pair i (the table holds e
     forward:  y1 = x1 * c - x2 * s        backward:  dx1 = g1 * c + g2 * s
               y2 = x2 * c + x1 * s                   dx2 = g2 * c - g1 * s
 
-The cos and sin tables are ``Custom`` inputs built from the positions (not drawn), so they are not differentiated;
+The cos and sin tables are ``Custom`` inputs of declared shape [T, D] built from the positions (not drawn), so they
+are not differentiated;
 x is [T, H, D] with D even, rows (t, h) taken BLOCK_R at a time, strides honoured.
 """
 
@@ -106,8 +107,8 @@ spec = kcheck.Spec(
     name="train_rope",
     kernel=rope,
     reference=reference,
-    inputs=[kcheck.Tensor("T", "H", "D", name="x"), kcheck.Custom(cos_table, name="cos"),
-            kcheck.Custom(sin_table, name="sin")],
+    inputs=[kcheck.Tensor("T", "H", "D", name="x"), kcheck.Custom(cos_table, name="cos", dims=("T", "D")),
+            kcheck.Custom(sin_table, name="sin", dims=("T", "D"))],
     dims={"T": kcheck.Dim(nominal=32, real=()), "H": kcheck.Dim(nominal=3, max=3, real=()),
           "D": kcheck.Dim(nominal=64, multiple_of=2, max=64, real=())},
     grad=True,
