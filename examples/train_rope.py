@@ -9,8 +9,7 @@ With c = cos(theta), s = sin(theta) for position t and pair i (the table holds e
               y2 = x2 * c + x1 * s                   dx2 = g2 * c - g1 * s
 
 The cos and sin tables are ``Custom`` inputs of declared shape [T, D] built from the positions (not drawn), so they
-are not differentiated;
-x is [T, H, D] with D even, rows (t, h) taken BLOCK_R at a time, strides honoured.
+are not differentiated; x is [T, H, D] with D even, rows (t, h) taken BLOCK_R at a time, strides honoured.
 """
 
 from __future__ import annotations
