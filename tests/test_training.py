@@ -329,3 +329,127 @@ def test_a_rope_backward_sign_error_fails_naming_the_gradient_everywhere_but_pos
     assert bad.first and all(m.index[0] > 0 for m in bad.first)  # position 0 has angle 0: sin = 0, no error
     text = kcheck.format_case(res)
     assert "grad of input 0 (x):" in text and case in text and "Where:" in text
+
+
+# --- an explicit backward launcher (not autograd) -------------------------------------------------------------
+
+
+def _mul_backward(weight_grad=None):
+    def backward(x, w, g):
+        return g * w, (weight_grad(g, x, w) if weight_grad else (g * x).sum(0))
+
+    return backward
+
+
+def _explicit(backward, kernel=lambda x, w: x * w, **kw):
+    kw.setdefault("inputs", [kcheck.Tensor("M", "N"), kcheck.Tensor("N", name="weight")])
+    kw.setdefault("dims", {"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=64, real=())})
+    return kcheck.Spec(name="mul", kernel=kernel, reference=lambda x, w: x * w, backward=backward, **kw)
+
+
+def test_an_explicit_backward_is_checked_like_autograd_and_a_missing_row_sum_fails_naming_the_gradient():
+    good = _one(_explicit(_mul_backward()))
+    assert good.status is Status.PASSED, kcheck.format_case(good)
+    assert set(_grads(good)) == {"grad of input 0", "grad of input 1 (weight)"}
+    res = _one(_explicit(_mul_backward(weight_grad=lambda g, x, w: (g * x)[-1])))
+    assert res.status is Status.FAILED
+    grads = _grads(res)
+    assert grads["grad of input 0"].passed and not grads["grad of input 1 (weight)"].passed
+    assert "grad of input 1 (weight):" in kcheck.format_case(res)
+
+
+def test_an_explicit_backward_gets_the_upstream_gradients_modes_and_configuration():
+    seen = {}
+
+    def kernel(x, w, scale=1.0, BLOCK=0):
+        return x * w * scale
+
+    def backward(x, w, g, scale=1.0, BLOCK=0):
+        seen.update(scale=scale, BLOCK=BLOCK, g=g.clone())
+        return g * w * scale, (g * x).sum(0) * scale
+
+    spec = kcheck.Spec(name="mul", kernel=kernel, reference=lambda x, w, scale=1.0: x * w * scale,
+                       backward=backward, params={"scale": [1.0, 3.0]}, configs=[{"BLOCK": 16}],
+                       inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("N", name="weight")],
+                       dims={"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=64, real=())})
+    res = _one(spec, "mul[M=8,N=64,fp32,randn,BLOCK=16,scale=3.0,seed=0]")
+    assert res.status is Status.PASSED, kcheck.format_case(res)
+    assert seen["scale"] == 3.0 and seen["BLOCK"] == 16 and seen["g"].shape == (8, 64) and seen["g"].std() > 0.5
+    with pytest.raises(kcheck.SpecError, match="the backward cannot take scale="):
+        dataclasses_replace(spec, backward=lambda x, w, g: (g, g))
+
+
+def dataclasses_replace(spec, **changes):
+    import dataclasses
+
+    return dataclasses.replace(spec, **changes)
+
+
+def test_an_explicit_backward_may_return_one_gradient_per_input_and_a_wrong_count_fails():
+    def gather(x, idx, w):
+        return x[idx] * w
+
+    def backward(x, idx, w, g):
+        dx = torch.zeros_like(x).index_add_(0, idx, g * w)
+        return dx, None, (g * x[idx]).sum(0)
+
+    spec = kcheck.Spec(name="gather", kernel=gather, reference=gather, backward=backward,
+                       inputs=[kcheck.Tensor("V", "N"), kcheck.Index("T", high="V"), kcheck.Tensor("N")],
+                       dims={"V": kcheck.Dim(nominal=16, real=()), "T": kcheck.Dim(nominal=8, real=()),
+                             "N": kcheck.Dim(nominal=32, real=())})
+    res = _one(spec, "gather[V=16,N=32,T=8,fp32,randn,seed=0]")
+    assert res.status is Status.PASSED, kcheck.format_case(res)
+    assert set(_grads(res)) == {"grad of input 0", "grad of input 2"}
+    bad = _one(_explicit(lambda x, w, g: g * w))
+    assert bad.status is Status.FAILED and any("returned 1 values" in r for r in bad.reasons), bad.reasons
+
+
+def test_an_explicit_backward_that_raises_or_leaves_its_buffer_unwritten_is_reported():
+    def raising(x, w, g):
+        raise RuntimeError("boom in the backward launcher")
+
+    res = _one(_explicit(raising))
+    assert res.status is Status.ERROR
+    assert any(r.kind is ReasonKind.KERNEL_RAISED and "backward launcher raised" in r and "boom" in r
+               for r in res.reasons)
+
+    def unwritten(x, w, g):
+        dw = torch.empty_like(w)
+        dw[:-1] = (g * x).sum(0)[:-1]
+        return g * w, dw
+
+    assert _grads(_one(_explicit(unwritten)))["grad of input 1 (weight)"].unwritten == 1
+
+
+def test_spec_validation_of_an_explicit_backward():
+    with pytest.raises(kcheck.SpecError, match="backward launcher"):
+        _explicit(backward="dx")
+    with pytest.raises(kcheck.SpecError, match="no input to differentiate"):
+        _explicit(_mul_backward(), inputs=[kcheck.Tensor("M", "N", grad=False), kcheck.Tensor("N", grad=False)])
+    assert _explicit(_mul_backward()).grad is True
+    spec = _explicit(_mul_backward(), kernel=lambda x, w, out: out.copy_(x * w), outputs=[kcheck.Tensor("M", "N")])
+    res = _one(spec)  # a forward writing the buffers kcheck gives it: the backward is its own launcher
+    assert res.status is Status.PASSED, kcheck.format_case(res)
+
+
+def test_triton_rmsnorm_with_an_explicit_backward_launcher_passes():
+    import train_rmsnorm as t
+
+    rmsnorm_forward, rmsnorm_backward = t.rmsnorm_forward, t.rmsnorm_backward  # launchers kcheck walks to Triton
+
+    def forward(x, w):
+        return rmsnorm_forward(x, w)[0]
+
+    def backward(x, w, g):
+        return rmsnorm_backward(g, x, w, rmsnorm_forward(x, w)[1])
+
+    spec = kcheck.Spec(name="rmsnorm_explicit", kernel=forward, reference=t.reference, backward=backward,
+                       inputs=[kcheck.Tensor("M", "N", name="x"), kcheck.Tensor("N", name="weight")],
+                       dims={"M": kcheck.Dim(nominal=64, real=()), "N": kcheck.Dim(nominal=256, real=())},
+                       reduce=["N"])
+    report = kcheck.check(spec, cases=["rmsnorm_explicit[M=64,N=256,fp32,randn,seed=0]",
+                                       "rmsnorm_explicit[M=129,N=129,fp32,randn,strided,seed=0]"])
+    assert report.passed and len(report.cases) == 2, kcheck.format_report(report)
+    assert report.specs[0].framework == "triton"
+    assert all({"grad of input 0 (x)", "grad of input 1 (weight)"} <= {c.output for c in r.comparisons}
+               for r in report.cases)

@@ -9,7 +9,16 @@
    on the ignored rows) and examples/train_rope.py and tests/zoo_training/rope_backward_sign.py (the gradient of x);
 3. a gradient buffer the backward leaves partly unwritten is reported as unwritten on this device (the backward
    runs on autograd's device thread on a GPU);
-4. gradients of a deterministic backward are bitwise identical across repeats.
+4. gradients of a deterministic backward are bitwise identical across repeats;
+5. modes, inputs: every value of the cross-entropy example's modes (``params``: label_smoothing, ignore_index)
+   ran and passed; a ``Custom`` input written the natural way (drawn with ``ctx.generator``, moved with
+   ``.to(ctx.device)``) and with the ``ctx.randint``/``ctx.randn``/``ctx.mask`` helpers builds the same values on
+   the CPU and on this device, and its Spec passes here; a boolean mask (``Tensor(dtype=torch.bool,
+   density=0.3)``) has its density on this device, its zeros/ones/constant patterns are all-False, all-True and
+   alternating whole rows, a masked sum passes and a kernel ignoring the mask fails where it is not all True;
+6. an explicit backward launcher (``Spec(backward=...)``): RMSNorm's Triton forward and backward launchers,
+   called directly (no autograd), under the autograd Spec's name (so the same inputs and upstream gradients),
+   give every case of the quick tier the verdict and the gradient errors the autograd Spec gets, as a Triton Spec.
 
 Writes OUT_DIR/training_validation.md and OUT_DIR/*.txt; exits non-zero when an expectation fails. Without a GPU it
 says so and runs the same expectations on the quick tier in Triton's interpreter.
@@ -17,6 +26,7 @@ says so and runs the same expectations on the quick tier in Triton's interpreter
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
@@ -151,11 +161,121 @@ def main() -> int:
     if not repeated or differing:
         failures.append(f"determinism: {len(repeated)} repeated cases, {differing} differing elements")
 
+    _modes_and_inputs(ce, tier, lines, failures)
+    _explicit_backward(lines, failures)
+
     lines += ["", "FAILED: " + "; ".join(failures) if failures else "all gradient expectations met"]
     summary = "\n".join(lines) + "\n"
     (out / "training_validation.md").write_text(summary)
     print(summary)
     return 1 if failures else 0
+
+
+def _modes_and_inputs(ce: kcheck.Report, tier: str, lines: list[str], failures: list[str]) -> None:
+    """Section 5 of the module docstring."""
+    import train_cross_entropy
+
+    from kcheck.cases import make_args
+
+    # modes: every declared value ran and passed
+    for name, values in train_cross_entropy.spec.params.items():
+        for v in values:
+            ran = [c for c in ce.cases if c.case.params_dict.get(name) == v and c.status is not Status.SKIPPED]
+            ok = [c for c in ran if c.status is Status.PASSED]
+            lines.append(f"- mode {name}={v!r}: {len(ok)} of {len(ran)} cases passed")
+            if not ran or len(ok) != len(ran):
+                failures.append(f"mode {name}={v!r}: {len(ok)} of {len(ran)} cases passed")
+
+    # a Custom written the natural way: the same values on the CPU and on this device
+    def labels(ctx: kcheck.CaseContext) -> tuple[torch.Tensor, ...]:
+        T, V = ctx.dims["T"], ctx.dims["V"]
+        natural = torch.randint(0, V, (T,), generator=ctx.generator).to(ctx.device)
+        return natural, ctx.randint(0, V, (T,)), ctx.randn(T, 4), ctx.mask(T, density=0.25)
+
+    def pick(y: tuple[torch.Tensor, ...], x: torch.Tensor) -> torch.Tensor:
+        return x.gather(1, y[0][:, None]).squeeze(1) * 2 + y[2].sum(-1) * y[3]
+
+    custom = kcheck.Spec(name="custom_natural", kernel=pick, reference=pick,
+                         inputs=[kcheck.Custom(labels, name="labels"), kcheck.Tensor("T", "V", name="x")],
+                         dims={"T": kcheck.Dim(nominal=64, real=()), "V": kcheck.Dim(nominal=100, real=())})
+    device = "cuda" if GPU else "cpu"
+    case = next(c for c in kcheck.matrix(custom) if c.skip is None)
+    here = make_args(custom, case, device)[0]
+    cpu = make_args(custom, case, "cpu")[0]
+    same = all(torch.equal(a.cpu(), b) for a, b in zip(here, cpu, strict=True))
+    on_device = all(t.device.type == device for t in here)
+    report = kcheck.check(custom, tier=tier)
+    counts = {s.value: report.specs[0].count(s) for s in Status if report.specs[0].count(s)}
+    lines.append(f"- Custom written the natural way: same values on {device} and the CPU: {same}; on {device}: "
+                 f"{on_device}; its Spec: {counts}")
+    if not (same and on_device and report.passed):
+        failures.append(f"Custom natural way: same={same}, on device={on_device}, {counts}")
+
+    # boolean masks
+    def masked_sum(x: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
+        return torch.where(m, x, torch.zeros((), dtype=x.dtype, device=x.device)).sum(-1)
+
+    def mask_spec(kernel: object) -> kcheck.Spec:
+        return kcheck.Spec(name="masked_sum", kernel=kernel, reference=masked_sum, reduce=["N"],  # type: ignore
+                           inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("M", "N", dtype=torch.bool, density=0.3)],
+                           dims={"M": kcheck.Dim(nominal=256, real=()), "N": kcheck.Dim(nominal=512, real=())})
+
+    spec = mask_spec(masked_sum)
+    base = next(c for c in kcheck.matrix(spec) if c.axis == "size" and c.skip is None)
+    density = make_args(spec, base, device)[1].float().mean().item()
+    extremes = {}
+    for pattern in ("zeros", "ones", "constant"):
+        m = make_args(spec, dataclasses.replace(base, pattern=pattern), device)[1]
+        extremes[pattern] = (int(m.all(-1).sum()), int((~m.any(-1)).sum()))  # rows all True, rows all False
+    good = kcheck.check(spec, tier=tier)
+    bad = kcheck.check(mask_spec(lambda x, m: x.sum(-1)), tier="quick", dtypes=["fp32"])
+    bad_failed = sorted({c.case.pattern for c in bad.cases if c.status is Status.FAILED})
+    lines.append(f"- bool mask: density {density:.3f} (declared 0.3) on {device}; rows (all True, all False) per "
+                 f"pattern {extremes}; masked sum passed: {good.passed}; a kernel ignoring the mask fails on "
+                 f"patterns {bad_failed}")
+    rows = base.sizes["M"]
+    if not (abs(density - 0.3) < 0.02 and extremes["zeros"] == (0, rows) and extremes["ones"] == (rows, 0)
+            and extremes["constant"] == (rows // 2, rows - rows // 2) and good.passed
+            and "randn" in bad_failed and "ones" not in bad_failed):
+        failures.append(f"bool masks: density {density:.3f}, extremes {extremes}, passed {good.passed}, "
+                        f"ignoring kernel fails on {bad_failed}")
+
+
+def _explicit_backward(lines: list[str], failures: list[str]) -> None:
+    """Section 6 of the module docstring."""
+    import train_rmsnorm
+
+    rmsnorm_forward, rmsnorm_backward = train_rmsnorm.rmsnorm_forward, train_rmsnorm.rmsnorm_backward
+
+    def forward(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        return rmsnorm_forward(x, w)[0]
+
+    def backward(x: torch.Tensor, w: torch.Tensor, g: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return rmsnorm_backward(g, x, w, rmsnorm_forward(x, w)[1])
+
+    auto = train_rmsnorm.spec  # the same name: the same inputs and upstream gradients per case
+    spec = kcheck.Spec(name=auto.name, kernel=forward, reference=auto.reference, backward=backward,
+                       inputs=auto.inputs, dims=auto.dims, reduce=auto.reduce)
+    t0 = time.perf_counter()
+    report = kcheck.check(spec, tier="quick")
+    seconds = time.perf_counter() - t0
+    by_autograd = {c.id: c for c in kcheck.check(auto, tier="quick").cases}
+    sr = report.specs[0]
+    counts = {s.value: sr.count(s) for s in Status if sr.count(s)}
+    graded, differ = 0, []
+    for c in report.cases:
+        grads = {g.output: g.max_abs for g in c.comparisons if g.output.startswith("grad of")}
+        other = by_autograd.get(c.id)
+        graded += bool(grads)
+        if other is None or other.status is not c.status or grads != {
+                g.output: g.max_abs for g in other.comparisons if g.output.startswith("grad of")}:
+            differ.append(c.id)
+    lines.append(f"- explicit backward launcher (rmsnorm): framework {sr.framework}, {counts}, {graded} cases with "
+                 f"gradients compared, {len(differ)} cases whose verdict or gradient errors differ from the "
+                 f"autograd Spec's (want 0), {seconds:.1f} s")
+    if sr.framework != "triton" or graded < 5 or differ:
+        failures.append(f"explicit backward: {counts}, framework {sr.framework}, {graded} cases with gradients, "
+                        f"differing from autograd: {differ[:3]}")
 
 
 if __name__ == "__main__":

@@ -459,6 +459,11 @@ class Spec:
     case id names them (``ce[T=64,V=512,fp32,randn,label_smoothing=0.1,ignore_index=-100,seed=0]``).
     ``output_shapes`` (kernels that return their outputs): the shape of each returned output, in named dimensions
     or ints (``[("M", "N"), ("M",)]``), so kcheck need not learn them from the reference (see cases._shapes).
+    ``backward``: the kernel's backward as a launcher of its own, for kernels not behind autograd:
+    ``backward(*inputs, *grad_outputs, **params, **config)`` returns the gradients of the checked inputs (those
+    ``grad=True`` checks, in input order; or one per input, None for the others). kcheck then checks gradients as
+    ``grad=True`` does, calling it instead of autograd through the kernel; ``grad_outputs`` are the upstream
+    gradients, one per floating output of the reference.
     """
 
     name: str
@@ -485,6 +490,7 @@ class Spec:
     grad: bool = False
     params: Mapping[str, Sequence[Any]] = field(default_factory=dict)
     output_shapes: Sequence[Sequence[str | int]] | None = None
+    backward: Callable[..., Any] | None = None
     precisions: tuple[Precision, ...] = field(init=False, repr=False)
     #: What the matrix learned of the reference's output shapes (see cases._shapes), shared by narrowed copies.
     _shape_memo: dict[Any, Any] = field(init=False, repr=False, compare=False, default_factory=dict)
@@ -624,6 +630,16 @@ class Spec:
     def _check_grad(self) -> None:
         if not isinstance(self.grad, bool):
             raise SpecError("grad", self.grad, "give True (check the backward through autograd) or False")
+        if self.backward is not None:
+            if not callable(self.backward):
+                raise SpecError("backward", self.backward, "give the backward launcher: a callable taking the "
+                                                           "inputs and the upstream gradients, returning the input "
+                                                           "gradients")
+            if not self.grad_inputs():
+                raise SpecError("backward", self.backward, "no input to differentiate: a backward needs a "
+                                                           "kcheck.Tensor input without grad=False")
+            self.grad = True
+            return
         if not self.grad:
             return
         if self.outputs is not None:
@@ -681,6 +697,8 @@ class Spec:
             callables = [("kernel", self.kernel, positional), ("reference", self.reference, len(self.inputs))]
             if callable(self.baseline) and not isinstance(self.baseline, bool):
                 callables.append(("baseline", self.baseline, len(self.inputs)))
+            if self.backward is not None:
+                callables.append(("backward", self.backward, len(self.inputs)))
             for stage, (k, r) in self.stages.items():
                 callables += [(f"stages[{stage!r}] kernel", k, positional),
                               (f"stages[{stage!r}] reference", r, len(self.inputs))]

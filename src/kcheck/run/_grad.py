@@ -19,6 +19,11 @@ For one case, after the forward outputs are judged:
    case's precision.
 5. with the case's repeats, forward and backward run again on the same inputs and the gradients are compared bit
    for bit (atomics-based weight gradients are where run-to-run differences come from).
+
+A Spec with an explicit ``backward`` launcher (a kernel whose backward is not behind autograd) replaces step 3:
+``backward(*inputs, *grad_outputs, **params, **config)`` is called on the case's inputs (copies where the kernel
+mutates them) and the upstream gradients, under the same poisoned allocations and interpreter checks; it returns
+the checked inputs' gradients in input order (or one per input, None for the others). The rest is the same.
 """
 
 from __future__ import annotations
@@ -218,7 +223,20 @@ def _check(ex: Execution, result: CaseResult, rules: GradRules) -> None:
     assert ex.kernel is not None
     kernel = ex.kernel
 
+    def explicit_grads() -> tuple[list[torch.Tensor | None], list[torch.Tensor]]:
+        assert spec.backward is not None
+        backward = spec.backward
+        args = _leaves(spec, inputs, [])
+        with PoisonedBackward():
+            try:
+                ret = kernel._timed(lambda: call_kernel(backward, spec, case, [*args, *upstream]))
+            except Exception as exc:
+                raise _Raised("the backward launcher raised", ReasonKind.KERNEL_RAISED, exc) from exc
+        return _explicit(spec, ret, wanted), []
+
     def kernel_grads() -> tuple[list[torch.Tensor | None], list[torch.Tensor]]:
+        if spec.backward is not None:
+            return explicit_grads()
         args = _leaves(spec, inputs, wanted)
         with torch.enable_grad(), PoisonedBackward():
             try:
@@ -276,6 +294,20 @@ def _check(ex: Execution, result: CaseResult, rules: GradRules) -> None:
     if case.repeats:
         first = [g for g in got]
         _determinism(spec, wanted, first, expected_t, tols, result, case.repeats, kernel_grads, rules.bits_equal)
+
+
+def _explicit(spec: Spec, ret: Any, wanted: Sequence[int]) -> list[torch.Tensor | None]:
+    """The gradients an explicit backward returned, one per checked input (see the module docstring)."""
+    grads = list(ret) if isinstance(ret, (tuple, list)) else [ret]
+    if len(grads) == len(spec.inputs) and len(grads) != len(wanted):
+        grads = [grads[i] for i in wanted]
+    if len(grads) != len(wanted) or not all(g is None or isinstance(g, torch.Tensor) for g in grads):
+        names = ", ".join(grad_label(spec, i) for i in wanted)
+        raise GradError(ReasonKind.MISMATCH, f"the backward launcher returned {len(grads)} values "
+                                             f"({', '.join(type(g).__name__ for g in grads)}); it must return "
+                                             f"{len(wanted)} gradients ({names}), or one per input with None for "
+                                             "the others")
+    return [None if g is None else g.detach() for g in grads]
 
 
 def _baseline_grads(ex: Execution, rules: GradRules, spec: Spec, inputs: Sequence[Any], wanted: Sequence[int],
