@@ -1,5 +1,8 @@
 """The engine end to end on plain PyTorch callables (fast, no interpreter)."""
 
+import dataclasses
+import types
+
 import torch
 
 import kcheck
@@ -155,3 +158,40 @@ def test_report_serializes_to_json():
     case = data["specs"][0]["cases"][0]
     assert {"case", "status", "comparisons", "timing"} <= set(case)
     assert case["case"]["id"].startswith("double[")
+
+
+def test_a_large_case_leaves_no_cycle_held_tensor_behind(monkeypatch):
+    """A past-2**31 case's tensors held only by a reference cycle (an autograd graph through a Function's context)
+    are freed when the case ends, not at the garbage collector's leisure: the next large case needs that memory."""
+    import gc
+    import weakref
+
+    import kcheck.run._execute as engine
+    from kcheck import CaseResult, Status
+
+    from kcheck._device import detect
+    from kcheck.cases import build_matrix
+
+    spec = _spec(lambda x: 2 * x)
+    case = dataclasses.replace(build_matrix(spec, detect(), tier="quick")[0], axis="large")
+    held: list[weakref.ref] = []
+
+    class Node:  # a cycle, as autograd's graph and a Function's ctx make one
+        def __init__(self) -> None:
+            self.me = self
+            self.data = torch.zeros(1024)
+
+    def execute(*args, **kwargs):
+        node = Node()
+        held.append(weakref.ref(node.data))
+        return types.SimpleNamespace(node=node, timing=types.SimpleNamespace(total=0.0))
+
+    monkeypatch.setattr(engine, "cannot_run", lambda *a: None)
+    monkeypatch.setattr(engine, "execute", execute)
+    monkeypatch.setattr(engine, "judge", lambda ex: CaseResult(case, Status.PASSED))
+    gc.disable()
+    try:
+        assert engine.run_case(spec, case, detect()).status is Status.PASSED
+        assert held[0]() is None, "the large case's tensor outlived the case"
+    finally:
+        gc.enable()

@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from .._device import DeviceInfo, interpreter_active
+from .._device import DeviceInfo, interpreter_active, release_memory
 from .._dtypes import PRECISIONS, ulp_spacing
 from .._findings import Finding, deduplicate
 from .._results import CaseResult, Determinism, PropertyOutcome, Reason, ReasonKind, Status, Timing
@@ -301,11 +301,17 @@ def run_case(spec: Spec, case: Case, device: DeviceInfo, options: RunOptions | N
     skip = cannot_run(spec, case, device)
     if skip is not None:
         return CaseResult(case, Status.SKIPPED, reasons=[Reason(skip[0], ReasonKind.SKIP)], skip_kind=skip[1])
+    large = case.axis == "large"
+    if large:  # tens of GiB: what earlier cases left must not be counted against this one
+        release_memory()
     ex = execute(spec, case, device, options)
     try:
         return judge(ex)
     finally:
         ex.timing.total = time.perf_counter() - t_start
+        if large:
+            del ex
+            release_memory()
 
 
 _STAGE = {ReasonKind.INPUTS_RAISED: "building the inputs raised", ReasonKind.REFERENCE_RAISED: "the reference raised",
