@@ -168,7 +168,6 @@ def test_a_large_case_leaves_no_cycle_held_tensor_behind(monkeypatch):
 
     import kcheck.run._execute as engine
     from kcheck import CaseResult, Status
-
     from kcheck._device import detect
     from kcheck.cases import build_matrix
 
