@@ -252,3 +252,15 @@ def test_the_evaluation_problem_passes_the_modes_to_the_reference_and_the_candid
     module = ModuleType("candidate")
     module.kernel = _scale  # type: ignore[attr-defined]
     assert torch.equal(candidate_from_module(module, problem, "cpu").call(*x), x[0] * 2.5 + 3)
+
+
+def test_the_debugger_varies_the_failing_case_mode():
+    from kcheck.diagnose._sweep import base_case
+
+    def kernel(x, scale=1.0, shift=0):
+        return x * scale  # the shift is dropped
+
+    spec = _spec(kernel=kernel)
+    report = kcheck.check(spec, tier="quick", dtypes=["fp32"])
+    base = base_case(spec, report.specs[0])
+    assert base is not None and base.params_dict["shift"] == 3 and base.sizes == {"M": 8, "N": 16}

@@ -263,7 +263,7 @@ def test_a_gradient_not_zeroed_on_ignored_rows_fails_on_those_rows_only():
     assert res.status is Status.FAILED
     bad = [c for c in res.comparisons if not c.passed]
     assert [c.output for c in bad] == ["grad of input 0 (logits)"]
-    device = "cuda" if torch.cuda.is_available() else "cpu"  # where kcheck ran the case (its labels' generator)
+    device = "cuda" if torch.cuda.is_available() else "cpu"  # where kcheck ran the case (the labels: the same on both)
     args = kcheck.cases.make_args(z.spec, kcheck.matrix(z.spec, cases=case)[0], device)
     ignored = int((args[1] == t.IGNORE_INDEX).sum())
     assert 0 < ignored < 64

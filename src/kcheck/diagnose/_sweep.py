@@ -75,7 +75,8 @@ def _input_tensors(spec: Spec) -> list[int]:
 
 
 def base_case(spec: Spec, report: SpecReport) -> Case | None:
-    """Nominal sizes, first precision, randn, contiguous, seed 0; the config of the first failing case."""
+    """Nominal sizes, first precision, randn, contiguous, seed 0; the config and the modes (``Spec.params``) of the
+    first failing case."""
 
     failing = [r for r in report.cases if not r.ok]
     sizes = {d: fit(spec.dim(d), spec.dim(d).nominal) for d in spec.dim_names()}
@@ -84,8 +85,9 @@ def base_case(spec: Spec, report: SpecReport) -> Case | None:
     if nominal is None:
         return None
     config = failing[0].case.config if failing else nominal.config
-    return dataclasses.replace(nominal, config=config, repeats=0, properties=False, axis="debug", skip=None,
-                               skip_kind=None)
+    params = failing[0].case.params if failing else nominal.params
+    return dataclasses.replace(nominal, config=config, params=params, repeats=0, properties=False, axis="debug",
+                               skip=None, skip_kind=None)
 
 
 def _with(case: Case, sizes: dict[str, int], spec: Spec | None = None) -> Case:
