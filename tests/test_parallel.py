@@ -8,6 +8,7 @@ import os
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -207,7 +208,7 @@ def test_worker_count():
     assert worker_count(2, cases=10, gpus=[]) == 2
     assert worker_count(8, cases=3, gpus=[]) == 3  # never more workers than cases
     assert worker_count("auto", cases=100, gpus=[], cpus=6) == 6
-    assert worker_count("auto", cases=100, gpus=["0", "1"], cpus=64) == 16  # 8 per GPU
+    assert worker_count("auto", cases=100, gpus=["0", "1"], cpus=64) == 32  # 16 per GPU
     assert worker_count("auto", cases=100, gpus=["0", "1"], cpus=6) == 6  # at most the CPU count
     assert worker_count("auto", cases=0, gpus=[]) == 1
 
@@ -248,6 +249,33 @@ def test_large_cases_go_where_the_memory_is_one_at_a_time_per_gpu():
     assert ran[100] == 1  # the first large case goes to the GPU with the most free memory
     assert most[0] <= 1 and most[1] <= 1  # never two large cases at once on one GPU
     assert set(ran) == set(tasks)
+
+
+def test_each_kernel_variant_is_built_by_one_worker_when_there_are_enough_variants():
+    """Cases in spec order, three variants of three cases each, three workers: each worker takes a variant no one
+    has started, then keeps to it, so each variant is compiled once, not by every worker at once."""
+    pool: Pool[str] = Pool(3, 60)
+    barrier = threading.Barrier(3, timeout=30)
+    first: set[int] = set()
+    lock = threading.Lock()
+    built: dict[str, set[int]] = {}
+
+    def run(worker: Isolated, task: str) -> str:
+        with lock:
+            built.setdefault(task[0], set()).add(id(worker))
+            wait = id(worker) not in first
+            first.add(id(worker))
+        if wait:  # every worker has made its first pick before any goes on
+            barrier.wait()
+        time.sleep(0.2)  # a compile: the workers run side by side
+        return task
+
+    tasks = ["a1", "a2", "a3", "b1", "b2", "b3", "c1", "c2", "c3"]
+    with pool:
+        done = [p for kind, _, p in pool.run(tasks, run, key=lambda t: t[0]) if kind == "done"]
+    assert sorted(done) == tasks
+    assert all(len(workers) == 1 for workers in built.values()), built
+    assert len(set().union(*built.values())) == 3
 
 
 def test_pool_passes_a_bug_of_the_run_function_on():

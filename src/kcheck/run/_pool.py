@@ -10,6 +10,12 @@ On a machine with GPUs the workers form one group per GPU: worker ``w`` is pinne
 ``CUDA_VISIBLE_DEVICES`` in its environment, set before anything in the worker initializes CUDA. A past-2**31 case
 (tens of GiB) goes to the GPU with the most free memory at the moment it is handed out, and each GPU runs at most one
 such case at a time; the other workers of that GPU go on with small cases.
+
+With cold compile caches most of a case's time is the JIT compile of its kernel variant, and workers that take the
+next cases in order all compile the same variant at once (each its own copy: Triton's disk cache is written by the
+first to finish). So a worker takes, in order of preference, the next case whose compile key it has already built,
+else the next case whose key no worker has started, else the next case: the variants are compiled once each, in
+parallel, and a worker stays on the variants it holds.
 """
 
 from __future__ import annotations
@@ -18,8 +24,8 @@ import os
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from ._isolate import Isolated
@@ -27,8 +33,9 @@ from ._isolate import Isolated
 T = TypeVar("T")
 
 #: Workers per GPU for ``workers="auto"``: several share one GPU, so the workers' compiles (CPU, one core each)
-#: overlap each other and the launches (GPU); capped by the CPU count.
-PER_GPU = 8
+#: overlap each other and the launches (GPU); capped by the CPU count (a small case's GPU time is far below its
+#: compile time, so a worker per core keeps the cores busy; each worker's CUDA context costs about 0.5 GiB).
+PER_GPU = 16
 
 
 def visible_gpus() -> list[str]:
@@ -77,6 +84,7 @@ def free_memory(gpu: int) -> int:
 class _Worker:
     isolated: Isolated
     group: int  # index into the GPU list; 0 without GPUs
+    built: set[Hashable] = field(default_factory=set)  # compile keys of the cases this worker ran
 
 
 class Pool(Generic[T]):
@@ -95,15 +103,34 @@ class Pool(Generic[T]):
 
     # --- scheduling -------------------------------------------------------------------------------------------
 
-    def _next(self, group: int) -> int | None:
-        """The next task for a worker of ``group`` (called under the condition's lock), None when there is none
-        left for it; waits while its GPU's large case runs and another is queued for it."""
+    def _take(self, worker: _Worker) -> int:
+        """Remove and return the pending task ``worker`` should run next (see the module docstring)."""
+        fresh = None
+        for pos, i in enumerate(self._pending):
+            k = self._key(self._tasks[i])
+            if k in worker.built:
+                break
+            if fresh is None and k not in self._started:
+                fresh = pos
+        else:
+            pos = 0 if fresh is None else fresh
+        i = self._pending[pos]
+        del self._pending[pos]
+        k = self._key(self._tasks[i])
+        worker.built.add(k)
+        self._started.add(k)
+        return i
+
+    def _next(self, worker: _Worker) -> int | None:
+        """The next task for ``worker`` (called under the condition's lock), None when there is none left for it;
+        waits while its GPU's large case runs and another is queued for it."""
+        group = worker.group
         while not self._stop.is_set():
             if self._large[group] and not self._busy[group]:
                 self._busy[group] = True
                 return self._large[group].popleft()
             while self._pending:
-                i = self._pending.popleft()
+                i = self._take(worker)
                 if not (self.gpus and self._is_large(self._tasks[i])):
                     return i
                 target = self._place()
@@ -130,7 +157,7 @@ class Pool(Generic[T]):
         try:
             while True:
                 with self._cond:
-                    i = self._next(worker.group)
+                    i = self._next(worker)
                 if i is None:
                     return
                 events.put(("start", i, None))
@@ -151,11 +178,14 @@ class Pool(Generic[T]):
     # --- running ----------------------------------------------------------------------------------------------
 
     def run(self, tasks: Sequence[T], run: Callable[[Isolated, T], Any],
-            is_large: Callable[[T], bool] = lambda t: False) -> Iterator[tuple[str, int, Any]]:
+            is_large: Callable[[T], bool] = lambda t: False,
+            key: Callable[[T], Hashable] = lambda t: None) -> Iterator[tuple[str, int, Any]]:
         """Run ``run(worker, task)`` for every task on the workers; yield ``("start", i, None)`` when task ``i``
-        starts and ``("done", i, result)`` when it ends, as they happen. An exception raised by ``run`` is raised
-        here; closing the iterator early (Ctrl-C) stops the workers."""
-        self._tasks, self._is_large = list(tasks), is_large
+        starts and ``("done", i, result)`` when it ends, as they happen. ``key(task)``: its compile key (tasks of
+        one key are kept on the workers that built it). An exception raised by ``run`` is raised here; closing the
+        iterator early (Ctrl-C) stops the workers."""
+        self._tasks, self._is_large, self._key = list(tasks), is_large, key
+        self._started: set[Hashable] = set()
         self._pending: deque[int] = deque(range(len(self._tasks)))
         groups = max(1, len(self.gpus))
         self._large: list[deque[int]] = [deque() for _ in range(groups)]
