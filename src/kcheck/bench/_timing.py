@@ -1,6 +1,11 @@
 """Timing on a CUDA GPU: ``triton.testing.do_bench`` (warm-up, the L2 cache flushed before every run, device
 events) with a sample large enough for a rank test, or CUDA graph replay for kernels of a few microseconds.
 
+Either way the calls rotate over several copies of the inputs (at least ``MIN_COPIES``, more when the inputs fit in
+the L2 cache): each copy lies at other addresses, so one measurement averages over placements in memory (which DRAM
+channels and TLB entries the buffers map to) instead of taking the luck of one, and a case timed twice, with inputs
+allocated afresh each time, gives closer figures.
+
 Graph replay (``graph=True``) captures many calls of the kernel in one CUDA graph, so the CPU's launch overhead
 (several microseconds, as long as a small kernel) is not timed; the calls rotate over copies of the inputs that
 together exceed twice the L2 cache, so that each call reads its inputs from memory, and the L2 cache is flushed
@@ -9,6 +14,7 @@ before every replay. It measures the kernel as a model running under CUDA graphs
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -16,6 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+
+#: Copies of the inputs the calls rotate over, at least (see the module docstring).
+MIN_COPIES = 4
 
 #: Bytes written to flush the L2 cache when ``triton.testing.do_bench`` cannot be used (as Triton does: 256 MB).
 FLUSH_BYTES = 256 * 2**20
@@ -102,14 +111,27 @@ def time_events(fn: Callable[[], Any], options: TimingOptions) -> list[float]:
     return [float(t) for t in times]
 
 
-def _rotations(args: Sequence[Any], limit_bytes: int) -> int:
-    """How many copies of the inputs make the rotation read from memory: enough to pass twice the L2 cache."""
+def input_copies(args: Sequence[Any], free_bytes: int, l2: int) -> int:
+    """How many copies of ``args`` to rotate over: ``MIN_COPIES``, or enough to pass twice the L2 cache (at most 64),
+    within a quarter of the free memory."""
     nbytes = sum(a.numel() * a.element_size() for a in args if isinstance(a, torch.Tensor))
-    l2 = int(getattr(torch.cuda.get_device_properties(torch.cuda.current_device()), "L2_cache_size", 50 * 2**20))
     if nbytes == 0:
         return 1
-    k = math.ceil(2 * l2 / nbytes)
-    return max(1, min(k, 64, max(1, limit_bytes // nbytes)))
+    want = max(MIN_COPIES, min(64, math.ceil(2 * l2 / nbytes)))
+    return max(1, min(want, free_bytes // 4 // nbytes))
+
+
+def rotating(make_call: Callable[[Sequence[Any]], Callable[[], Any]], args: Sequence[Any],
+             copies: int) -> Callable[[], Any]:
+    """One call per invocation, each on the next of ``copies`` copies of ``args`` (the first copy is ``args``)."""
+    sets = [list(args)] + [[_clone(a) for a in args] for _ in range(copies - 1)]
+    calls = itertools.cycle([make_call(s) for s in sets])
+    return lambda: next(calls)()
+
+
+def l2_bytes() -> int:
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    return int(getattr(props, "L2_cache_size", 50 * 2**20))
 
 
 def _clone(a: Any) -> Any:
@@ -123,7 +145,7 @@ def time_graph(make_call: Callable[[Sequence[Any]], Callable[[], Any]], args: Se
                options: TimingOptions) -> tuple[list[float], str]:
     """Per-call times (ms) from CUDA graph replays of many calls rotating over copies of ``args``."""
     free, _ = torch.cuda.mem_get_info()
-    k = _rotations(args, free // 4)
+    k = input_copies(args, free, l2_bytes())
     sets = [list(args)] + [[_clone(a) for a in args] for _ in range(k - 1)]
     calls = [make_call(s) for s in sets]
     est = estimate_ms(calls[0])
