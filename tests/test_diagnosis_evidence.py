@@ -254,3 +254,36 @@ def test_far_apart_causes_run_no_deciding_experiment():
     ev, prober = _evidence(spec_of.cumsum_no_carry)
     far = [Cause("wrong-axis", BUG_CLASSES["wrong-axis"], 0.9), Cause("edge-guard", BUG_CLASSES["edge-guard"], 0.4)]
     assert decide(prober, ev, Facts(ev), far) is None and prober.experiments == []
+
+
+class _Seen:
+    """Observations alone, for the rules that need no experiment."""
+
+    def __init__(self, *kinds: str) -> None:
+        self.observations = [Observation(k, k, 0.0) for k in kinds]
+        self.ev = None
+
+    def has(self, kind: str) -> bool:
+        return any(o.kind == kind for o in self.observations)
+
+    def get(self, kind: str) -> list[Observation]:
+        return [o for o in self.observations if o.kind == kind]
+
+
+def _ranked(*kinds: str) -> list[str]:
+    from kcheck.diagnose._rules import PROFILES, evaluate
+
+    causes = [c for p in PROFILES if (c := evaluate(p, _Seen(*kinds))) is not None]  # type: ignore[arg-type]
+    return [c.key for c in sorted(causes, key=lambda c: -c.score)]
+
+
+def test_a_barrier_under_a_thread_dependent_branch_outranks_a_missing_one():
+    """Runs that differ, in a kernel with shared memory, whose source has __syncthreads() under a branch on the
+    thread index: the barrier exists and some threads skip it (divergent), rather than being absent."""
+    assert _ranked("nondeterministic", "shared-memory", "static-divergent-barrier")[0] == "divergent-barrier"
+    assert _ranked("shared-race", "static-divergent-barrier")[0] == "divergent-barrier"
+    # without the static finding, the same symptoms are a missing barrier
+    assert _ranked("nondeterministic", "shared-memory")[0] == "missing-syncthreads"
+    assert _ranked("shared-race")[0] == "missing-syncthreads"
+    # synccheck's own finding stays decisive
+    assert _ranked("divergent-barrier", "shared-race")[0] == "divergent-barrier"

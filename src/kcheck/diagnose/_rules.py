@@ -176,10 +176,14 @@ PROFILES: list[Profile] = [
             "on arange inputs, read which element each wrong output came from"),
     Profile("missing-syncthreads", "a racecheck hazard in shared memory (or runs that differ, with shared memory)",
             {("shared-race",): 0.93, ("nondeterministic", "shared-memory"): 0.82},
+            # a barrier found under a thread-dependent branch: the barrier is there, some threads skip it
+            contradicts={"static-divergent-barrier": 0.3},
             advice=lambda ev: "put __syncthreads() between the shared-memory writes and the reads of other threads; "
             "run compute-sanitizer racecheck (kcheck sanitize --tool racecheck) for the line"),
     Profile("divergent-barrier", "synccheck's (or the static check's) barrier under a thread-dependent branch",
             {("divergent-barrier",): 0.9, ("static-divergent-barrier",): 0.6},
+            # the threads that skip the barrier race on shared memory: what a divergent barrier looks like at run time
+            {"nondeterministic": 0.2, "shared-race": 0.2},
             advice=lambda ev: "move __syncthreads() out of the thread-dependent branch (all threads must reach it)"),
     Profile("race", "repeated runs on the same inputs differ by more than 64 ULP",
             {("nondeterministic",): 0.75}, {"order-dependent": 0.05},
