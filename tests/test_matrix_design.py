@@ -124,3 +124,50 @@ def test_pairwise_reuses_compile_keys_it_already_has():
     new_plain = {key(r) for r in plain.rows} - earlier
     new_keyed = {key(r) for r in keyed.rows} - earlier
     assert len(new_keyed) < len(new_plain)
+
+
+def test_a_row_takes_a_known_key_where_that_covers_as_many_new_pairs():
+    """A size whose pairs are all covered already may take another size of a known compile key (what Triton
+    specializes on: 1, a multiple of 16, or neither), sparing a compile and losing no pair."""
+    from kcheck.cases._covering import _pairs_of, _toward_known
+
+    factors = {"n": [16, 17, 32, 33], "precision": ["fp32", "bf16"], "pattern": ["randn", "large"]}
+    names = list(factors)
+
+    def key(row):
+        return (row["precision"], 16 if row["n"] % 16 == 0 else 0)
+
+    import random
+
+    # the pairs still to cover are the pattern's with the precision; every pair of n is covered already
+    todo = {(("precision", "bf16"), ("pattern", "large"))}
+    seen = {("bf16", 16)}
+    row = {"n": 17, "precision": "bf16", "pattern": "large"}
+    better = _toward_known(row, factors, names, todo, lambda r: True, key, seen, random.Random(0))
+    assert key(better) in seen and better["precision"] == "bf16" and better["pattern"] == "large"
+    assert len(_pairs_of(better, names) & todo) == len(_pairs_of(row, names) & todo)
+    # a change that would lose two new pairs is not made (one may be left for a later row)
+    todo = {(("n", 17), ("precision", "bf16")), (("n", 17), ("pattern", "large")),
+            (("precision", "bf16"), ("pattern", "large"))}
+    assert _toward_known(row, factors, names, todo, lambda r: True, key, seen, random.Random(0)) == row
+
+
+def test_the_pairwise_cases_of_the_examples_add_few_compile_keys():
+    """On an H200, the pairwise cases of the shipped Triton examples add at most half the compile keys the other
+    cases have (a key is a compile: most of a cold run's time)."""
+    from kcheck._discover import discover
+    from kcheck.cases import build_matrix, compile_key
+
+    h200 = DeviceInfo("cuda", "H200", 140 * 2**30, 139 * 2**30, (9, 0), 132, False)
+    other = pair = 0
+    for name in ("gemm", "layernorm", "softmax", "sum_reduction", "vector_add"):
+        (found,) = discover(f"examples/{name}.py")
+        for spec in found.specs:
+            seen: set = set()
+            for case in build_matrix(spec, h200):
+                k = compile_key(case.sizes, case.precision, case.layout, case.config, case.params)
+                if case.skip is None and k not in seen:
+                    seen.add(k)
+                    pair += case.axis == "pairwise"
+                    other += case.axis != "pairwise"
+    assert pair <= other / 2, (pair, other)
