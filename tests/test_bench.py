@@ -389,3 +389,24 @@ def test_timed_calls_rotate_over_copies_of_the_inputs_at_other_addresses():
     assert input_copies([torch.empty(64 * mib // 4)], free_bytes=2**40, l2=50 * mib) == MIN_COPIES  # large: the least
     assert input_copies([torch.empty(64 * mib // 4)], free_bytes=512 * mib, l2=50 * mib) == 2  # a quarter of memory
     assert input_copies([3, "a"], free_bytes=2**40, l2=50 * mib) == 1  # nothing to copy
+
+
+@pytest.mark.gpu
+def test_gpu_a_case_is_timed_with_its_modes() -> None:
+    from kcheck._device import detect
+    from kcheck.bench._timing import TimingOptions
+    from kcheck.bench._worker import time_case
+    from kcheck.cases import build_matrix
+
+    got: list[float] = []
+
+    def scale(x, factor):
+        got.append(factor)
+        return x * factor
+
+    spec = kcheck.Spec(name="scaled", kernel=scale, reference=lambda x, factor: x * factor,
+                       inputs=[kcheck.Tensor("N")], dims={"N": kcheck.Dim(4096)}, params={"factor": [2.0, 3.0]})
+    case = next(c for c in build_matrix(spec, detect()) if c.params_dict["factor"] == 3.0)
+    timed = time_case(spec, case, TimingOptions(rep_ms=5.0, min_samples=5, warmup_ms=1.0))
+    assert timed.error is None and timed.samples_ms
+    assert set(got) == {3.0}

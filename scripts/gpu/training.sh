@@ -21,7 +21,7 @@ start=$(date +%s)
 "$PY" scripts/gpu/training_validate.py "$OUT_DIR" 2>&1 | tee "$OUT_DIR/validate.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("training_validate.py")
 
-"$PY" -m pytest tests/test_training.py -q -p no:cacheprovider 2>&1 | tee "$OUT_DIR/pytest.log"
+"$PY" -m pytest tests/test_training.py tests/test_params.py tests/test_inputs.py -q -p no:cacheprovider 2>&1 | tee "$OUT_DIR/pytest.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("pytest tests/test_training.py")
 
 for ex in examples/train_rmsnorm.py examples/train_cross_entropy.py examples/train_rope.py; do

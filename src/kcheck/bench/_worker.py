@@ -22,7 +22,7 @@ import torch
 from .._discover import SpecRef
 from .._dtypes import PRECISIONS
 from .._spec import Spec, Tensor
-from ..cases import Case, make_args
+from ..cases import Case, call_kernel, make_args
 from ..run import die_with_parent
 from ._timing import Timed, TimingOptions, input_copies, l2_bytes, measure_peaks, rotating, time_events, time_graph
 
@@ -58,7 +58,6 @@ def time_case(spec: Spec, case: Case, options: TimingOptions) -> Timed:
     out = Timed(method=options.method)
     try:
         args = make_args(spec, case, "cuda")
-        config = case.config_dict
         storage = PRECISIONS[case.precision].storage
         declared = spec.outputs
 
@@ -66,8 +65,8 @@ def time_case(spec: Spec, case: Case, options: TimingOptions) -> Timed:
             if declared is not None:
                 bufs = [torch.empty(_shape(t.dims, case.sizes), dtype=t.dtype or storage, device="cuda")
                         for t in declared if isinstance(t, Tensor)]
-                return lambda: spec.kernel(*inputs, *bufs, **config)
-            return lambda: spec.kernel(*inputs, **config)
+                return lambda: call_kernel(spec.kernel, spec, case, [*inputs, *bufs])
+            return lambda: call_kernel(spec.kernel, spec, case, inputs)
 
         call = make_call(args)
         ret = call()
