@@ -217,13 +217,18 @@ def test_the_walk_is_bounded():
 # --- Triton training kernels (interpreter on the CPU) ---------------------------------------------------------
 
 
+def _grads_skipped_for_memory(c) -> bool:
+    """A past-2**31 case (GPU only) whose float64 autograd did not fit beside the kernel's: said in a warning."""
+    return c.case.axis == "large" and any(w.startswith("gradients not checked") for w in c.warnings)
+
+
 def test_rmsnorm_example_passes_forward_and_backward():
     import train_rmsnorm as t
 
     report = kcheck.check(t.spec, tier="quick")
     assert report.passed, kcheck.format_report(report)
     assert report.specs[0].framework == "triton"
-    ran = [c for c in report.cases if c.status is Status.PASSED]
+    ran = [c for c in report.cases if c.status is Status.PASSED and not _grads_skipped_for_memory(c)]
     assert ran and all({"grad of input 0 (x)", "grad of input 1 (weight)"} <= {g.output for g in c.comparisons}
                        for c in ran)
 
@@ -313,7 +318,7 @@ def test_rope_example_passes_forward_and_backward_and_its_tables_are_not_differe
     report = kcheck.check(t.spec, tier="quick")
     assert report.passed, kcheck.format_report(report)
     assert report.specs[0].framework == "triton"
-    ran = [c for c in report.cases if c.status is Status.PASSED]
+    ran = [c for c in report.cases if c.status is Status.PASSED and not _grads_skipped_for_memory(c)]
     assert ran and all({g.output for g in c.comparisons if g.output.startswith("grad of")} == {"grad of input 0 (x)"}
                        for c in ran)
 
