@@ -11,7 +11,7 @@ export PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
 $py -m pip install -q --no-deps --no-build-isolation -e . >"$out/steps.log" 2>&1 || { cat "$out/steps.log"; exit 2; }
 summary=()
-steps=${STEPS:-"examples seeds interactions zoo sanitize race isolation trust pytest bench timing eval journal numba training parallel"}
+steps=${STEPS:-"examples seeds interactions zoo sanitize race isolation trust pytest bench timing eval journal numba training parallel budget auto"}
 want() { [[ " $steps " == *" $1 "* ]]; }
 step() {  # step NAME EXPECTED_RC COMMAND...: run, log to $out/NAME.log, record the outcome
   local name=$1 want=$2; shift 2
@@ -171,6 +171,29 @@ fi
 if want parallel; then
   echo "== parallel workers: crash cost, -n 1 / 2 / auto on examples/ with cold caches, one GPU against all"
   step parallel_cost 0 $py benchmarks/parallel_cost.py "$out/parallel"
+fi
+
+if want budget; then
+  echo "== the default matrix's cost: the eight examples that existed before the pairwise cases, one worker, cold caches"
+  cold=$(mktemp -d)
+  step budget_examples_cold 0 env TRITON_CACHE_DIR="$cold/triton" KCHECK_CACHE_DIR="$cold/k" $py -m kcheck.cli check \
+    examples/{gemm,layernorm,softmax,sum_reduction,vector_add,cuda_gemm,cuda_transpose,cuda_block_reduce}.py -q \
+    --json "$out/budget_cold.json"
+  $py benchmarks/case_time.py "$out/budget_cold.json" | head -n 14
+fi
+if want auto; then
+  echo "== every example, -n auto, cold caches: wall time and verdicts"
+  cold=$(mktemp -d)
+  t0=$SECONDS
+  step auto_examples_cold 0 env TRITON_CACHE_DIR="$cold/triton" KCHECK_CACHE_DIR="$cold/k" $py -m kcheck.cli check \
+    examples/ -q -n auto --json "$out/auto_cold.json"
+  echo "wall: $((SECONDS - t0)) s (the Numba examples cannot run on this image: listed as not run)"
+  $py - "$out/auto_cold.json" <<'PY'
+import json, sys
+from collections import Counter
+d = json.load(open(sys.argv[1]))
+print({s["name"]: dict(Counter(c["status"] for c in s["cases"])) for s in d["specs"]})
+PY
 fi
 
 echo
