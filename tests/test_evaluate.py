@@ -166,3 +166,25 @@ def test_cli_runs_isolated_and_writes_json(tmp_path: Path, capsys: pytest.Captur
     assert any(c["kind"] == "no-op" and c["outcome"] == "fail" for c in report["checks"])
     assert "verdict: FAIL" in capsys.readouterr().out
     assert _cli(["eval", str(tmp_path / "nope.py"), "--reference", str(EVAL / "problem_softmax.py")]) == 4
+
+
+def test_a_background_thread_that_ends_before_the_check_is_still_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loaded machine: the candidate's background thread finishes after the call returned but before kcheck
+    looks at the threads (simulated by letting every other thread finish as the outputs are first read). Its
+    work was outside the call's time all the same."""
+    import threading
+
+    import kcheck.evaluation._harness as harness
+
+    original = harness.flat_outputs
+
+    def slow_to_look(out):
+        for t in threading.enumerate():
+            if t is not threading.current_thread() and t.name == "background-matmul":
+                t.join(30)
+        return original(out)
+
+    monkeypatch.setattr(harness, "flat_outputs", slow_to_look)
+    ev = evaluate(EVAL / "cheat_thread.py", EVAL / "problem_matmul_bias_relu.py", seeds=2, trials=1, isolate=False)
+    assert not ev.passed, format_evaluation(ev)
+    assert any(c.kind is CheckKind.THREADS and c.outcome is Outcome.FAIL for c in ev.checks), format_evaluation(ev)

@@ -266,8 +266,9 @@ class Evaluator:
             dtype = next((d for d in self.out_dtypes if d is not None and d.is_floating_point), torch.float32)
             _poison_free_blocks(dtype)
         threads = set(threading.enumerate())
+        watch = _ThreadWatch()
         try:
-            with PoisonAllocations():
+            with PoisonAllocations(), watch:
                 out = self.c.call(*args)
         except Exception as exc:
             self.rec.fail(CheckKind.RUNS, f"raised {type(exc).__name__}: {exc}", input=label, where=_where(exc))
@@ -285,22 +286,36 @@ class Evaluator:
                           where=_where(exc), type=[type(o).__qualname__ for o in outs])
             return False
         left = [t for t in threading.enumerate() if t not in threads and t.is_alive()]
-        self._settle(left, label)
+        self._settle(left, label, watch)
         self._check_replaced(f"during the call ({label})")
         self._async(outs, snaps, label)
         ok = self._outputs(outs, snaps, args, before, baselines, expected, ref_mutated, ref_aliases, label, variant)
         self.kept.append(_Trial(label, outs, snaps))
         return ok
 
-    def _settle(self, left: list[threading.Thread], label: str) -> None:
+    def _settle(self, left: list[threading.Thread], label: str, watch: _ThreadWatch) -> None:
+        """Threads the call started: one that ended after the call returned did work outside its time. A thread
+        started through ``Thread.start`` is timed to its end (``_ThreadWatch``), so one that ends between the
+        return and this check, which a loaded machine makes likely, is still seen; others count when alive at
+        the return."""
+        watched = {t for t, _ in watch.started}
+        candidates = list(dict.fromkeys([t for t, _ in watch.started] + [t for t in left if t not in watched]))
         deadline = _PERF() + self.o.thread_wait
-        for t in left:
+        for t in candidates:
             t.join(max(0.0, deadline - _PERF()))
         _sync(self.device)
         _SLEEP(self.o.settle)
         _sync(self.device)
-        finished = [t.name for t in left if not t.is_alive() and not _library_thread(t)]
-        running = [t.name for t in left if t.is_alive() or _library_thread(t)]
+        ended = {t: box.get("end") for t, box in watch.started}
+
+        def late(t: threading.Thread) -> bool:
+            if t in ended:
+                end = ended[t]
+                return end is not None and end > watch.returned
+            return True  # not watched: it was alive when the call returned
+
+        finished = [t.name for t in candidates if not t.is_alive() and not _library_thread(t) and late(t)]
+        running = [t.name for t in candidates if t.is_alive() or _library_thread(t)]
         if finished:
             self.rec.fail(CheckKind.THREADS, f"{len(finished)} thread(s) the call started were still running when it "
                           "returned, and finished later: work done after the call returned is not in its time",
@@ -602,6 +617,41 @@ class Evaluator:
                                   "later calls: the candidate reuses a buffer it returned", input=t.label)
                     return
         self.rec.ok(CheckKind.AFTER_TIMING, "the timed runs' output is right and earlier outputs are unchanged")
+
+
+class _ThreadWatch:
+    """While entered, every ``threading.Thread`` started is recorded with the time its ``run`` ends (kcheck's own
+    clock, captured at import: a candidate that patches ``time`` cannot move it); ``returned`` is the time the
+    watched call returned."""
+
+    def __init__(self) -> None:
+        self.started: list[tuple[threading.Thread, dict[str, float]]] = []
+        self.returned = math.inf
+
+    def __enter__(self) -> _ThreadWatch:
+        self._start = threading.Thread.start
+        original, started = self._start, self.started
+
+        def start(thread: threading.Thread, *args: Any, **kwargs: Any) -> None:
+            box: dict[str, float] = {}
+            run = thread.run
+
+            def timed_run() -> None:
+                try:
+                    run()
+                finally:
+                    box["end"] = _PERF()
+
+            thread.run = timed_run  # type: ignore[method-assign]
+            started.append((thread, box))
+            original(thread, *args, **kwargs)
+
+        threading.Thread.start = start  # type: ignore[method-assign, assignment]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.returned = _PERF()
+        threading.Thread.start = self._start  # type: ignore[method-assign]
 
 
 def _library_thread(t: threading.Thread) -> bool:
