@@ -110,6 +110,8 @@ def _without_numba(monkeypatch: pytest.MonkeyPatch, sim: str) -> None:
     for name in [m for m in sys.modules if m == "numba" or m.startswith("numba.")]:
         monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.setitem(sys.modules, "numba", None)
+    # and numba.cuda itself, whether an earlier test imported it or not (else the message depends on that)
+    monkeypatch.setitem(sys.modules, "numba.cuda", None)
     monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", sim)
     _numba._gpu_problem.cache_clear()
     _numba._simulator_problem.cache_clear()
