@@ -184,3 +184,27 @@ def test_the_debugger_s_wrappers_keep_the_kernel_s_backend(wrap):
         sys.path.pop(0)
     variant = {"zeroed": zeroed_outputs(spec), "scaled": scaled(spec, 2.0), "swapped": swapped_inputs(spec, 0, 1)}[wrap]
     assert backend_of(variant.kernel).name == "triton"
+
+
+#: The functions that may import kcheck's own modules at call time: the entries of worker processes and scripts
+#: (they set the process up, e.g. Triton's interpreter, before the package's imports run) and the one import of
+#: Triton's journal helpers (an optional dependency that switches on the interpreter where no GPU is). Anywhere
+#: else a function-level import hides a dependency, or a cycle between modules, from the layer test.
+CALL_TIME_IMPORTS = {
+    ("backends/_triton_compile.py", "main"), ("backends/_triton_compile.py", "ptxas_resources"),
+    ("bench/_worker.py", "_serve"), ("diagnose/_journal.py", "run_journaled"), ("diagnose/_journal.py", "_worker"),
+    ("evaluation/_isolate.py", "_child"), ("run/_isolate.py", "_serve"), ("run/_isolate.py", "_resources"),
+    ("sanitize/_worker.py", "main"),
+}
+
+
+def test_own_modules_are_imported_at_module_level_outside_worker_entries():
+    found = set()
+    for path in _modules():
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and node.level > 0:
+                    found.add((str(path.relative_to(SRC)), fn.name))
+    assert found <= CALL_TIME_IMPORTS, sorted(found - CALL_TIME_IMPORTS)

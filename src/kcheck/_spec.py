@@ -25,6 +25,7 @@ import torch
 
 from ._dtypes import Precision, precision
 from ._errors import SpecError
+from .properties import Property
 
 if TYPE_CHECKING:
     from .cases import CaseContext
@@ -618,10 +619,6 @@ class Spec:
                                                                    f"{sorted(named)}")
                 checked.append(shape_dims)
             self.output_shapes = tuple(checked)
-        from .properties import (
-            Property,  # local: properties imports compare, which imports this module's types
-        )
-
         self.properties = _sequence("properties", self.properties, "[kcheck.props.linear()]")
         for i, prop in enumerate(self.properties):
             if not isinstance(prop, Property):

@@ -10,6 +10,7 @@ process under the interpreter's memory checks, as the debugger's other CPU probe
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import multiprocessing as mp
 import os
@@ -17,6 +18,12 @@ import sys
 import time
 import traceback
 from typing import TYPE_CHECKING, Any
+
+import torch
+
+from .._dtypes import PRECISIONS
+from ..cases import call_kernel, make_args
+from ._causes import Experiment
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -37,13 +44,8 @@ WORKER_TIMEOUT = 120.0
 def run_journaled(spec: Spec, case: Case, device: str, *, checks: bool = False) -> JournalSummary:
     """Call ``spec.journaled`` on the inputs of ``case`` (outputs allocated as the runner does, zeroed) and return
     its journal's summary. ``checks``: under the Triton interpreter's memory checks (a wild access is masked off)."""
-    import contextlib
+    from ..journal import Journal  # Triton's: imported when a journal is asked for
 
-    import torch
-
-    from .._dtypes import PRECISIONS
-    from ..cases import call_kernel, make_args
-    from ..journal import Journal
 
     assert spec.journaled is not None
     args = make_args(spec, case, device)
@@ -90,8 +92,6 @@ def _worker(conn: Connection, path: str, name: str, case: Case) -> None:
         sys.modules[mod_spec.name] = module
         mod_spec.loader.exec_module(module)
         spec = next(v for v in vars(module).values() if isinstance(v, Spec) and v.name == name)
-        import torch
-
         conn.send(("ok", run_journaled(spec, case, "cuda" if torch.cuda.is_available() else "cpu")))
     except BaseException as exc:  # the kernel's or the module's fault: said, never raised in the debugger
         tb = traceback.extract_tb(exc.__traceback__)
@@ -149,8 +149,6 @@ def journal_experiment(spec: Spec, case: Case, dev: DeviceInfo, prober: Prober, 
     """Run the journaled variant on the smallest failing ``case`` and cite what its journal shows: an Experiment
     (axis "journal") in the prober's list and a note naming the first step where NaN/Inf or an outlier appears, and
     where. Returns the summary (None when it could not run)."""
-    from ._causes import Experiment
-
     t0 = time.perf_counter()
     summary, why = journal_case(spec, case, dev, isolate=isolate,
                                 timeout=max(30.0, min(WORKER_TIMEOUT, prober.left())))

@@ -13,14 +13,16 @@ import enum
 import itertools
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from .._results import CaseResult, ReasonKind, Status
 from .._spec import Tensor
 from ._causes import Observation
-from ._sweep import Evidence
+
+if TYPE_CHECKING:  # the sweep collects the evidence and asks this module which failure is the most severe
+    from ._sweep import Evidence
 
 
 class Severity(enum.IntEnum):

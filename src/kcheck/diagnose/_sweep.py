@@ -18,6 +18,7 @@ from .._results import CaseResult, SpecReport, Status
 from .._spec import Spec, Tensor
 from ..cases import Case, fit, shape_of
 from ..run import RunOptions, execute
+from ._observe import most_severe_smallest
 from ._probe import Prober
 
 SIZES = (1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1024)
@@ -147,7 +148,6 @@ def probe_case(ev: Evidence) -> Case | None:
     """The case the probes of structure run on: the smallest failing one (fewest elements) among the failures of
     the most severe kind the matrix or the size sweep found (a crash, then NaN/Inf or never-written outputs, then
     gross errors, then rounding-level ones; a case that raised only when nothing else failed)."""
-    from ._observe import most_severe_smallest
 
     cands = list(ev.failing)
     for rows in ev.sizes.values():
