@@ -166,7 +166,7 @@ def _static(spec: Spec) -> list:
 
 def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, quiet: bool = False,
           part: tuple[int, int] = (0, 1), on_row: Callable[[list[dict]], None] | None = None,
-          zoo: Path | None = None, examples: bool = True, isolate: bool = False) -> list[dict]:
+          zoo: Path | None = None, examples: bool = True, isolate: bool = False, tier: str = "default") -> list[dict]:
     """One row per Spec of ``zoo`` (planted bugs; default tests/zoo_kernels) and examples/ (correct kernels);
     ``part=(k, n)`` takes every n-th Spec from the k-th (to split the run over processes). On a GPU, a planted bug
     whose cases all pass is sanitized (compute-sanitizer's four tools over its edge cases): a bug with right values
@@ -191,7 +191,8 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                 # a held-out zoo's controls (BUG_CLASS = None) count as correct kernels
                 buggy_here = buggy and not spec.name.endswith("_fixed") and _bug_class(spec) is not None
                 t0 = time.perf_counter()
-                report = kcheck.check(spec, large=False, seeds=None if buggy_here else seeds, isolate=gpu or isolate)
+                report = kcheck.check(spec, large=False, seeds=None if buggy_here else seeds, isolate=gpu or isolate,
+                                      tier=tier)
                 spec_report = report.specs[0]
                 large = _large_cases(spec, spec_report, seeds=None if buggy_here else seeds) if gpu else "CPU: none"
                 seconds = time.perf_counter() - t0
@@ -311,6 +312,8 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=3, help="seeds per correct example (false positives)")
     ap.add_argument("--budget", type=float, default=None, help="seconds of experiments per bug (debugger)")
     ap.add_argument("--no-diagnosis", action="store_true")
+    ap.add_argument("--tier", default="default", choices=["quick", "default", "full"],
+                    help="the matrix kcheck checks each Spec on before the debugger runs (quick: a loaded CPU)")
     ap.add_argument("--markdown", metavar="OUT", help="write the table as Markdown to OUT")
     ap.add_argument("--json", metavar="OUT", help="write rows and totals as JSON to OUT")
     ap.add_argument("--part", default="0/1", metavar="K/N", help="only every N-th Spec from the K-th (parallel runs)")
@@ -346,7 +349,7 @@ def main() -> None:
                 os.replace(tmp, args.json)
 
         rows = score(args.seeds, args.budget, diagnose=not args.no_diagnosis, part=(k, n), on_row=save, zoo=zoo,
-                     examples=not args.no_examples, isolate=args.isolate)
+                     examples=not args.no_examples, isolate=args.isolate, tier=args.tier)
     tot = totals(rows)
     where = f"{'H200' if torch.cuda.is_available() else 'CPU (Triton interpreter)'}, {time.strftime('%Y-%m-%d')}"
     text = markdown(rows, tot, where)
