@@ -108,6 +108,33 @@ def one_shape(spec: Spec) -> bool:
     return False
 
 
+def _baseline(check: Callable[[Spec], bool], spec: Spec) -> bool:
+    """``check(spec)`` (a baseline that calls the kernel raw), in a forked child on the CPU: Triton's interpreter
+    runs a wild store for real, and one corrupted this process's heap (a segfault on a held-out kernel). A child
+    that dies counts as flagged, as the crash would fail the tool's own test."""
+    if torch.cuda.is_available():  # no fork after CUDA; a GPU fault is an error the check catches
+        return check(spec)
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+
+    def run() -> None:
+        child.send(check(spec))
+
+    proc = ctx.Process(target=run)
+    proc.start()
+    child.close()
+    try:
+        got = parent.recv() if parent.poll(600) else True
+    except EOFError:  # the child died before it could answer
+        got = True
+    proc.join(5)
+    if proc.is_alive():
+        proc.kill()
+    return bool(got) if proc.exitcode == 0 else True
+
+
 def _large_cases(spec: Spec, spec_report: object, seeds: int | None, wait: float = 240.0) -> str:
     """Run the past-2**31 cases one process at a time per GPU (they are sized to the GPU's free memory, which
     parallel parts share) and put their results in place of the skipped entries. A case skipped for memory is
@@ -216,8 +243,8 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                     "static": bool(static),
                     "gpu_only": gpu_only, "skipped": skipped_all, "mechanism": mechanism,
                     "minimal": smallest.id if smallest else "-", "seconds": seconds,
-                    "kernelbench": kernelbench(spec) if not skipped_all else None,
-                    "assert_close": one_shape(spec) if not skipped_all else None,
+                    "kernelbench": _baseline(kernelbench, spec) if not skipped_all else None,
+                    "assert_close": _baseline(one_shape, spec) if not skipped_all else None,
                     "diagnosis": None, "diagnosis_ok": None, "minimal_debug": None, "debug_seconds": None,
                     "large": large,
                 }
