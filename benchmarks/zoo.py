@@ -253,6 +253,7 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                                  repro=True, findings=sanitized)
                     top = diag.top
                     row["diagnosis"] = top.key if top else None
+                    row["diagnosis_score"] = top.score if top else None  # >= 0.7 when wrong: a confident wrong cause
                     row["diagnosis_ok"] = bool(top and top.key == row["class"])
                     row["minimal_debug"] = diag.minimal_case
                     row["debug_seconds"] = diag.seconds
