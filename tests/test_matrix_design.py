@@ -156,7 +156,7 @@ def test_the_pairwise_cases_of_the_examples_add_few_compile_keys():
     """On an H200, the pairwise cases of the shipped Triton examples add at most half the compile keys the other
     cases have (a key is a compile: most of a cold run's time)."""
     from kcheck._discover import discover
-    from kcheck.cases import build_matrix, compile_key
+    from kcheck.cases import build_matrix
 
     h200 = DeviceInfo("cuda", "H200", 140 * 2**30, 139 * 2**30, (9, 0), 132, False)
     other = pair = 0
@@ -165,7 +165,7 @@ def test_the_pairwise_cases_of_the_examples_add_few_compile_keys():
         for spec in found.specs:
             seen: set = set()
             for case in build_matrix(spec, h200):
-                k = compile_key(case.sizes, case.precision, case.layout, case.config, case.params)
+                k = case.compile_key
                 if case.skip is None and k not in seen:
                     seen.add(k)
                     pair += case.axis == "pairwise"

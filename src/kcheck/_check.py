@@ -21,7 +21,7 @@ from ._resources import Resources
 from ._results import CaseResult, Reason, ReasonKind, Report, SpecReport, Status
 from ._spec import Spec
 from .backends import Backend, backend_of
-from .cases import Case, build_matrix, compile_key
+from .cases import Case, build_matrix
 from .run import Deadlines, Isolated, Pool, RunOptions, run_case, spec_resources, visible_gpus, worker_count
 
 Progress = Callable[[Spec, Case, CaseResult | None], None]
@@ -222,7 +222,7 @@ class _Run:
 
         flush()
         for kind, i, res in pool.run(tasks, run, lambda t: _large(plans[t[0]][1][t[1]]),
-                                     lambda t: (t[0], _compile_key(plans[t[0]][1][t[1]]))):
+                                     lambda t: (t[0], plans[t[0]][1][t[1]].compile_key)):
             k, j = tasks[i]
             if kind == "start":
                 started.setdefault(k, time.perf_counter())
@@ -262,11 +262,6 @@ class _Run:
         except Exception as exc:  # a kernel the compiler rejects is a finding, not a lost run
             notes.append(f"compiling for sm_90 failed: {type(exc).__name__}: {exc}")
             return []
-
-
-def _compile_key(case: Case) -> tuple:
-    """What the case's kernel variant is compiled for (a worker keeps to the variants it has built)."""
-    return compile_key(case.sizes, case.precision, case.layout, case.config, case.params)
 
 
 def _large(case: Case) -> bool:

@@ -10,7 +10,6 @@ from ._matrix import (
     SkipKind,
     build_matrix,
     case_from_id,
-    compile_key,
     kernel_kwargs,
     numel,
     params_of,
@@ -23,6 +22,6 @@ from ._patterns import PURPOSE
 from ._sizes import fit
 
 __all__ = ["CPU_MAX_ELEMENTS", "PURPOSE", "SNAPSHOT_MAX_ELEMENTS", "TIERS", "Case", "CaseContext", "SkipKind",
-           "build_matrix", "call_kernel", "call_reference", "case_from_id", "compile_key", "context", "fit",
+           "build_matrix", "call_kernel", "call_reference", "case_from_id", "context", "fit",
            "index_range_problem", "kernel_kwargs", "make_args", "numel", "params_of", "reference_kwargs", "shape_of",
            "skip_reason", "tensor_shapes", "upcast", "work"]

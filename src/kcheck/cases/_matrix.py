@@ -104,6 +104,11 @@ class Case:
         return dict(self.params)
 
     @property
+    def compile_key(self) -> tuple:
+        """What a JIT compiler specializes this case's kernel on (``compile_key``)."""
+        return compile_key(self.sizes, self.precision, self.layout, self.config, self.params)
+
+    @property
     def id(self) -> str:
         parts = [f"{k}={v}" for k, v in self.dims]
         parts += [self.precision, self.pattern]
@@ -404,7 +409,7 @@ class _Builder:
             return compile_key(sizes(row), row["precision"], row["layout"], tuple(spec.configs[row["config"]].items()),
                                params(row))
 
-        seen: set = {compile_key(c.sizes, c.precision, c.layout, c.config, c.params) for c in self.cases.values()}
+        seen: set = {c.compile_key for c in self.cases.values()}
         design = pairwise(factors, seed=_stable_seed(spec.name), budget=budget, feasible=lambda r: self.fits(sizes(r)),
                           key=key, seen=seen)
         note = (f"pairwise design: {len(design.rows)} cases cover {design.covered} of {design.pairs} pairs of "

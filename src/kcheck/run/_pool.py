@@ -107,7 +107,7 @@ class Pool(Generic[T]):
         """Remove and return the pending task ``worker`` should run next (see the module docstring)."""
         fresh = None
         for pos, i in enumerate(self._pending):
-            k = self._key(self._tasks[i])
+            k = self._keys[i]
             if k in worker.built:
                 break
             if fresh is None and k not in self._started:
@@ -116,7 +116,7 @@ class Pool(Generic[T]):
             pos = 0 if fresh is None else fresh
         i = self._pending[pos]
         del self._pending[pos]
-        k = self._key(self._tasks[i])
+        k = self._keys[i]
         worker.built.add(k)
         self._started.add(k)
         return i
@@ -184,7 +184,8 @@ class Pool(Generic[T]):
         starts and ``("done", i, result)`` when it ends, as they happen. ``key(task)``: its compile key (tasks of
         one key are kept on the workers that built it). An exception raised by ``run`` is raised here; closing the
         iterator early (Ctrl-C) stops the workers."""
-        self._tasks, self._is_large, self._key = list(tasks), is_large, key
+        self._tasks, self._is_large = list(tasks), is_large
+        self._keys = [key(t) for t in self._tasks]  # once: a worker's pick scans the pending tasks' keys
         self._started: set[Hashable] = set()
         self._pending: deque[int] = deque(range(len(self._tasks)))
         groups = max(1, len(self.gpus))
