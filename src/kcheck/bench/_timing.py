@@ -1,11 +1,6 @@
 """Timing on a CUDA GPU: ``triton.testing.do_bench`` (warm-up, the L2 cache flushed before every run, device
 events) with a sample large enough for a rank test, or CUDA graph replay for kernels of a few microseconds.
 
-Either way the calls rotate over several copies of the inputs (at least ``MIN_COPIES``, more when the inputs fit in
-the L2 cache): each copy lies at other addresses, so one measurement averages over placements in memory (which DRAM
-channels and TLB entries the buffers map to) instead of taking the luck of one, and a case timed twice, with inputs
-allocated afresh each time, gives closer figures.
-
 Graph replay (``graph=True``) captures many calls of the kernel in one CUDA graph, so the CPU's launch overhead
 (several microseconds, as long as a small kernel) is not timed; the calls rotate over copies of the inputs that
 together exceed twice the L2 cache, so that each call reads its inputs from memory, and the L2 cache is flushed
@@ -14,7 +9,6 @@ before every replay. It measures the kernel as a model running under CUDA graphs
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -22,9 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-
-#: Copies of the inputs the calls rotate over, at least (see the module docstring).
-MIN_COPIES = 4
 
 #: Bytes written to flush the L2 cache when ``triton.testing.do_bench`` cannot be used (as Triton does: 256 MB).
 FLUSH_BYTES = 256 * 2**20
@@ -112,21 +103,13 @@ def time_events(fn: Callable[[], Any], options: TimingOptions) -> list[float]:
 
 
 def input_copies(args: Sequence[Any], free_bytes: int, l2: int) -> int:
-    """How many copies of ``args`` to rotate over: ``MIN_COPIES``, or enough to pass twice the L2 cache (at most 64),
-    within a quarter of the free memory."""
+    """How many copies of ``args`` graph replay rotates over: enough to pass twice the L2 cache (at most 64), within
+    a quarter of the free memory."""
     nbytes = sum(a.numel() * a.element_size() for a in args if isinstance(a, torch.Tensor))
     if nbytes == 0:
         return 1
-    want = max(MIN_COPIES, min(64, math.ceil(2 * l2 / nbytes)))
+    want = min(64, math.ceil(2 * l2 / nbytes))
     return max(1, min(want, free_bytes // 4 // nbytes))
-
-
-def rotating(make_call: Callable[[Sequence[Any]], Callable[[], Any]], args: Sequence[Any],
-             copies: int) -> Callable[[], Any]:
-    """One call per invocation, each on the next of ``copies`` copies of ``args`` (the first copy is ``args``)."""
-    sets = [list(args)] + [[_clone(a) for a in args] for _ in range(copies - 1)]
-    calls = itertools.cycle([make_call(s) for s in sets])
-    return lambda: next(calls)()
 
 
 def l2_bytes() -> int:

@@ -24,7 +24,7 @@ from .._dtypes import PRECISIONS
 from .._spec import Spec, Tensor
 from ..cases import Case, call_kernel, make_args
 from ..run import die_with_parent
-from ._timing import Timed, TimingOptions, input_copies, l2_bytes, measure_peaks, rotating, time_events, time_graph
+from ._timing import Timed, TimingOptions, measure_peaks, time_events, time_graph
 
 #: Seconds a new worker may take to import torch, Triton and the Spec's module.
 STARTUP_LIMIT = 300.0
@@ -84,10 +84,7 @@ def time_case(spec: Spec, case: Case, options: TimingOptions) -> Timed:
                 torch.cuda.synchronize()
                 out.method = "events"
                 out.notes.append(f"CUDA graph capture failed ({_short(exc)}): timed by events instead")
-        free, _ = torch.cuda.mem_get_info()
-        copies = input_copies(args, free, l2_bytes())
-        out.samples_ms = time_events(rotating(make_call, args, copies), options)
-        out.notes.append(f"calls rotating over {copies} copies of the inputs")
+        out.samples_ms = time_events(call, options)
     except Exception as exc:
         out.error = _short(exc)
     return out
