@@ -298,21 +298,17 @@ class Evaluator:
         started through ``Thread.start`` is timed to its end (``_ThreadWatch``), so one that ends between the
         return and this check, which a loaded machine makes likely, is still seen; others count when alive at
         the return."""
-        watched = {t for t, _ in watch.started}
-        candidates = list(dict.fromkeys([t for t, _ in watch.started] + [t for t in left if t not in watched]))
+        ended = {t: box for t, box in watch.started}  # each box gets "end" when its thread's run returns
+        candidates = list(ended) + [t for t in left if t not in ended]
         deadline = _PERF() + self.o.thread_wait
         for t in candidates:
             t.join(max(0.0, deadline - _PERF()))
         _sync(self.device)
         _SLEEP(self.o.settle)
         _sync(self.device)
-        ended = {t: box.get("end") for t, box in watch.started}
 
-        def late(t: threading.Thread) -> bool:
-            if t in ended:
-                end = ended[t]
-                return end is not None and end > watch.returned
-            return True  # not watched: it was alive when the call returned
+        def late(t: threading.Thread) -> bool:  # an unwatched thread was alive when the call returned
+            return t not in ended or ended[t].get("end", -math.inf) > watch.returned
 
         finished = [t.name for t in candidates if not t.is_alive() and not _library_thread(t) and late(t)]
         running = [t.name for t in candidates if t.is_alive() or _library_thread(t)]
