@@ -227,6 +227,13 @@ def _rope_like(x):
     return x * (table.to(x.dtype) * 0.01).cos()
 
 
+def _rope_like_kernel(x):
+    """The kernel side, written as a kernel's launcher is: its tensors made where its input is."""
+    T, D = x.shape
+    table = torch.arange(T, device=x.device)[:, None] * torch.arange(D, device=x.device)
+    return x * (table.to(x.dtype) * 0.01).cos()
+
+
 def test_a_reference_building_a_cpu_table_does_not_allocate_while_the_matrix_is_built():
     spec = kcheck.Spec(name="table", kernel=_rope_like, reference=_rope_like, inputs=[kcheck.Tensor("T", "D")],
                        dims={"T": kcheck.Dim(nominal=64), "D": kcheck.Dim(nominal=64)})
@@ -244,7 +251,7 @@ def test_a_reference_building_a_cpu_table_does_not_allocate_while_the_matrix_is_
 
 
 def test_the_reference_runs_with_the_case_device_as_default():
-    spec = kcheck.Spec(name="table", kernel=_rope_like, reference=_rope_like, inputs=[kcheck.Tensor("T", "D")],
+    spec = kcheck.Spec(name="table", kernel=_rope_like_kernel, reference=_rope_like, inputs=[kcheck.Tensor("T", "D")],
                        dims={"T": kcheck.Dim(nominal=8, real=()), "D": kcheck.Dim(nominal=4, real=())})
     case = next(iter(kcheck.matrix(spec, device=CPU)))
     out = call_reference(spec.reference, spec, case, [torch.empty(8, 4, device="meta")], "meta")

@@ -12,9 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 
 import kcheck
-from kcheck import Status
+from kcheck import ReasonKind, Status
 from kcheck.run import Isolated, Pool, pinning, worker_count
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -249,6 +250,66 @@ def test_large_cases_go_where_the_memory_is_one_at_a_time_per_gpu():
     assert ran[100] == 1  # the first large case goes to the GPU with the most free memory
     assert most[0] <= 1 and most[1] <= 1  # never two large cases at once on one GPU
     assert set(ran) == set(tasks)
+
+
+def test_a_case_out_of_memory_beside_others_runs_again_alone():
+    """Fake GPU: task 7 runs out of memory while others run; it runs again with no other task of its GPU running,
+    and its second result is the one reported. A task out of memory when alone is reported as it is."""
+    pool: Pool[int] = Pool(4, 60, gpus=["0"], free=lambda g: 100)
+    lock = threading.Lock()
+    running = [0]
+    runs: dict[int, list[int]] = {}
+
+    def run(worker: Isolated, task: int) -> tuple[int, str]:
+        with lock:
+            running[0] += 1
+            others = running[0] - 1
+            runs.setdefault(task, []).append(others)
+        time.sleep(0.05)
+        with lock:
+            running[0] -= 1
+        if task == 7 and others:
+            return task, "oom"
+        if task == 9:
+            return task, "oom"  # out of memory even alone
+        return task, "ok"
+
+    tasks = list(range(12))
+    with pool:
+        done = {i: p for kind, i, p in pool.run(tasks, run, out_of_memory=lambda r: r[1] == "oom")
+                if kind == "done"}
+    assert sorted(done) == tasks
+    assert done[7] == (7, "ok") and runs[7][-1] == 0 and len(runs[7]) == 2
+    assert done[9] == (9, "oom") and runs[9][-1] == 0 and len(runs[9]) <= 2
+    assert pool._reruns >= 1
+    assert all(len(runs[t]) == 1 for t in tasks if t not in (7, 9))
+
+
+def test_out_of_memory_is_told_apart_from_other_errors():
+    from kcheck._device import is_out_of_memory
+
+    oom = torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 16.00 GiB")
+    assert is_out_of_memory(oom)
+    try:
+        try:
+            raise oom
+        except Exception as inner:
+            raise RuntimeError("the kernel raised") from inner
+    except RuntimeError as outer:
+        assert is_out_of_memory(outer)
+    assert not is_out_of_memory(RuntimeError("CUDA error: an illegal memory access"))
+    assert not is_out_of_memory(None)
+
+
+def test_a_case_whose_kernel_runs_out_of_memory_says_so_as_data():
+    def kernel(x):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 16.00 GiB")
+
+    spec = kcheck.Spec(name="oom", kernel=kernel, reference=lambda x: x, inputs=[kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=8, real=())})
+    res = kcheck.check(spec, cases="N=8", dtypes=["fp32"], isolate=False).specs[0].cases[0]
+    assert res.status is Status.ERROR
+    assert res.reasons_of(ReasonKind.KERNEL_RAISED) and res.reasons_of(ReasonKind.OUT_OF_MEMORY)
 
 
 def test_each_kernel_variant_is_built_by_one_worker_when_there_are_enough_variants():

@@ -179,6 +179,30 @@ def test_the_gradient_path_passes_the_modes():
     assert all([g.output for g in c.comparisons if not g.passed] == ["grad of input 0"] for c in bad)
 
 
+def test_modes_reach_an_autograd_function_that_takes_no_keywords():
+    """torch before 2.13: ``Function.apply`` takes no keyword arguments; the modes go by position, by the names
+    of ``forward``'s parameters."""
+    class Scale(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, scale=1.0, shift=0):
+            return x * scale + shift
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None, None  # wrong: d/dx is scale
+
+        @classmethod
+        def apply(cls, *args, **kwargs):  # as torch 2.11's
+            if kwargs:
+                raise TypeError("apply() takes no keyword arguments")
+            return super().apply(*args)
+
+    report = kcheck.check(_spec(kernel=Scale.apply, grad=True), tier="quick", dtypes=["fp32"])
+    assert not [c for c in report.cases if c.status is Status.ERROR]
+    bad = [c for c in report.cases if c.status is Status.FAILED]
+    assert bad and all(c.case.params_dict["scale"] == 2.5 for c in bad)
+
+
 def test_the_json_report_carries_the_modes():
     report = kcheck.check(_spec(), cases="scale=2.5", dtypes=["fp32"])
     data = json.loads(report.to_json())

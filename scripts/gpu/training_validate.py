@@ -197,7 +197,7 @@ def _modes_and_inputs(ce: kcheck.Report, tier: str, lines: list[str], failures: 
 
     custom = kcheck.Spec(name="custom_natural", kernel=pick, reference=pick,
                          inputs=[kcheck.Custom(labels, name="labels"), kcheck.Tensor("T", "V", name="x")],
-                         dims={"T": kcheck.Dim(nominal=64, real=()), "V": kcheck.Dim(nominal=100, real=())})
+                         dims={"T": kcheck.Dim(nominal=64, real=()), "V": kcheck.Dim(nominal=100, real=(), min=1)})
     device = "cuda" if GPU else "cpu"
     case = next(c for c in kcheck.matrix(custom) if c.skip is None)
     here = make_args(custom, case, device)[0]

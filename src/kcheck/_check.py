@@ -222,7 +222,8 @@ class _Run:
 
         flush()
         for kind, i, res in pool.run(tasks, run, lambda t: _large(plans[t[0]][1][t[1]]),
-                                     lambda t: (t[0], plans[t[0]][1][t[1]].compile_key)):
+                                     lambda t: (t[0], plans[t[0]][1][t[1]].compile_key),
+                                     lambda r: bool(r.reasons_of(ReasonKind.OUT_OF_MEMORY))):
             k, j = tasks[i]
             if kind == "start":
                 started.setdefault(k, time.perf_counter())

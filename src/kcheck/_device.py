@@ -40,6 +40,32 @@ def release_memory() -> None:
         torch.cuda.empty_cache()
 
 
+#: Device memory a process may keep cached between cases. Above it, a case's end gives the cache back, so workers
+#: sharing one GPU do not each hold the peak of the largest case they ran (16 workers x 10 GiB starved a
+#: past-2**31 case on an H200).
+KEEP_CACHED_BYTES = 1 << 30
+
+_OOM: tuple[type[BaseException], ...] = tuple(
+    {getattr(torch, "OutOfMemoryError", torch.cuda.OutOfMemoryError), torch.cuda.OutOfMemoryError})
+
+
+def is_out_of_memory(exc: BaseException | None) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) is the device running out of memory."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, _OOM):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
+def release_if_holding() -> None:
+    """``release_memory()`` when this process keeps more than ``KEEP_CACHED_BYTES`` of device memory cached."""
+    if torch.cuda.is_available() and torch.cuda.is_initialized() and \
+            torch.cuda.memory_reserved() > KEEP_CACHED_BYTES:
+        release_memory()
+
+
 def interpreter_active() -> bool:
     return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 

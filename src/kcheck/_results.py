@@ -41,6 +41,7 @@ class ReasonKind(str, enum.Enum):
     CRASHED = "crashed"  # the worker process died
     TIMEOUT = "timeout"  # the case did not finish in time
     WORKER = "worker"  # no worker could run the case (it did not start, or the Spec cannot be imported there)
+    OUT_OF_MEMORY = "out-of-memory"  # beside an error's reason: the device ran out of memory (a pool reruns it alone)
     # warnings
     ILL_CONDITIONED = "ill-conditioned"  # the framework's own same-precision result fails too: mismatches forgiven
     NO_BASELINE = "no-baseline"  # no same-precision baseline could run

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -141,7 +142,30 @@ def upcast(args: Sequence[Any]) -> list[Any]:
 def call_kernel(fn: Callable[..., Any], spec: Spec, case: Case, args: Sequence[Any], **extra: Any) -> Any:
     """``fn(*args, **modes, **configuration, **extra)``: how kcheck calls the kernel, or anything called like it
     (a stage, the journaled variant), for ``case``."""
-    return fn(*args, **kernel_kwargs(spec, case), **extra)
+    kwargs = {**kernel_kwargs(spec, case), **extra}
+    return fn(*args, *_positional(fn, len(args), kwargs), **kwargs)
+
+
+def _positional(fn: Callable[..., Any], given: int, kwargs: dict[str, Any]) -> list[Any]:
+    """For ``fn`` an autograd ``Function.apply``, which takes no keyword arguments in torch before 2.13: the
+    keyword arguments moved (out of ``kwargs``) to their places after the ``given`` positional ones, by the
+    names of ``forward``'s parameters (a parameter left out takes its default). Nothing for other callables."""
+    owner = getattr(fn, "__self__", None)
+    if not kwargs or not (isinstance(owner, type) and issubclass(owner, torch.autograd.Function)) or \
+            getattr(fn, "__name__", "") != "apply":
+        return []
+    params = list(inspect.signature(owner.forward).parameters.values())[1 + given:]  # after ctx and the inputs
+    out: list[Any] = []
+    for p in params:
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or not kwargs:
+            break
+        if p.name in kwargs:
+            out.append(kwargs.pop(p.name))
+        elif p.default is not p.empty:
+            out.append(p.default)
+        else:
+            break
+    return out
 
 
 def call_reference(fn: Callable[..., Any], spec: Spec, case: Case, args: Sequence[Any], device: str) -> Any:

@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from .._device import DeviceInfo, interpreter_active, release_memory
+from .._device import DeviceInfo, interpreter_active, is_out_of_memory, release_if_holding, release_memory
 from .._dtypes import PRECISIONS, ulp_spacing
 from .._findings import Finding, deduplicate
 from .._results import CaseResult, Determinism, PropertyOutcome, Reason, ReasonKind, Status, Timing
@@ -309,10 +309,14 @@ def run_case(spec: Spec, case: Case, device: DeviceInfo, options: RunOptions | N
         return judge(ex)
     finally:
         ex.timing.total = time.perf_counter() - t_start
+        del ex
         if large:
-            del ex
             release_memory()
+        else:
+            release_if_holding()
 
+
+OUT_OF_MEMORY_WORDS = "the device ran out of memory"
 
 _STAGE = {ReasonKind.INPUTS_RAISED: "building the inputs raised", ReasonKind.REFERENCE_RAISED: "the reference raised",
           ReasonKind.KERNEL_RAISED: "the kernel raised"}
@@ -328,6 +332,8 @@ def judge(ex: Execution) -> CaseResult:
         assert ex.exception is not None
         result.status = Status.ERROR
         result.reasons = [Reason(f"{_STAGE[ex.failure]} {_short_traceback(ex.exception)}", ex.failure)]
+        if is_out_of_memory(ex.exception):
+            result.reasons.append(Reason(OUT_OF_MEMORY_WORDS, ReasonKind.OUT_OF_MEMORY))
         if ex.failure is ReasonKind.KERNEL_RAISED:
             limitation = backend.untrusted_error(ex.exception, device)
             _maybe_untrust(result, backend, case, device, limitation)

@@ -37,10 +37,11 @@ from collections.abc import Mapping
 from multiprocessing.connection import Connection
 from typing import Any
 
+from .._device import is_out_of_memory, release_memory
 from .._discover import SpecRef, find_spec
 from .._results import CaseResult, Reason, ReasonKind, Status
 from ..cases import Case
-from ._execute import RunOptions
+from ._execute import OUT_OF_MEMORY_WORDS, RunOptions
 
 
 def _cuda_broken() -> str | None:
@@ -103,8 +104,13 @@ def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = N
         try:
             spec = find_spec(ref)
             result = run_case(spec, case, device, options)
-        except Exception:
-            conn.send(("error", traceback.format_exc(limit=3)))
+        except Exception as exc:
+            oom = is_out_of_memory(exc)
+            text = traceback.format_exc(limit=3)
+            del exc  # its frames hold the case's tensors
+            if oom:
+                release_memory()
+            conn.send(("oom" if oom else "error", text))
             continue
         except SystemExit as exc:  # the kernel called sys.exit(): a fault of the case, not the end of the worker
             conn.send(("error", f"the kernel called sys.exit({exc.code!r})"))
@@ -281,8 +287,11 @@ class Isolated:
             why = _exit_reason(code)
             tail = self._stderr_tail()
             return _synthetic(case, Status.CRASHED, f"crashed: {why}" + (f"; stderr: {tail}" if tail else ""), t0)
-        if kind == "error":
-            return _synthetic(case, Status.ERROR, f"the worker could not run the case: {payload.strip()}", t0)
+        if kind in ("error", "oom"):
+            res = _synthetic(case, Status.ERROR, f"the worker could not run the case: {payload.strip()}", t0)
+            if kind == "oom":
+                res.reasons.append(Reason(OUT_OF_MEMORY_WORDS, ReasonKind.OUT_OF_MEMORY))
+            return res
         if payload.status is Status.CRASHED:
             self._stop()
         return payload

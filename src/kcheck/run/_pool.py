@@ -11,6 +11,10 @@ On a machine with GPUs the workers form one group per GPU: worker ``w`` is pinne
 (tens of GiB) goes to the GPU with the most free memory at the moment it is handed out, and each GPU runs at most one
 such case at a time; the other workers of that GPU go on with small cases.
 
+Workers sharing a GPU also share its memory: a case that ran out of device memory while other workers of its GPU
+were busy is run again alone once they are idle (the GPU's other workers take nothing new meanwhile), so its
+verdict is the one a single worker would give; an out-of-memory result of a case that ran alone stands.
+
 With cold compile caches most of a case's time is the JIT compile of its kernel variant, and workers that take the
 next cases in order all compile the same variant at once (each its own copy: Triton's disk cache is written by the
 first to finish). So a worker takes, in order of preference, the next case whose compile key it has already built,
@@ -123,9 +127,13 @@ class Pool(Generic[T]):
 
     def _next(self, worker: _Worker) -> int | None:
         """The next task for ``worker`` (called under the condition's lock), None when there is none left for it;
-        waits while its GPU's large case runs and another is queued for it."""
+        waits while its GPU's large case runs and another is queued for it, and while a case of its GPU waits to
+        run alone."""
         group = worker.group
         while not self._stop.is_set():
+            if self._waiting_alone[group]:
+                self._cond.wait()
+                continue
             if self._large[group] and not self._busy[group]:
                 self._busy[group] = True
                 return self._large[group].popleft()
@@ -162,35 +170,64 @@ class Pool(Generic[T]):
                     return
                 events.put(("start", i, None))
                 try:
-                    result = run(worker.isolated, self._tasks[i])
+                    result = self._run_one(worker, i, run)
                 except BaseException as exc:  # a bug in kcheck: the parent re-raises it
                     events.put(("error", i, exc))
                     return
-                finally:
-                    with self._cond:
-                        if self.gpus and self._is_large(self._tasks[i]):
-                            self._busy[worker.group] = False
-                        self._cond.notify_all()
                 events.put(("done", i, result))
         finally:
             events.put(("exit", None, None))
+
+    def _run_one(self, worker: _Worker, i: int, run: Callable[[Isolated, T], Any]) -> Any:
+        """Run task ``i`` on ``worker``; on a GPU, run it again alone when it ran out of memory beside others."""
+        group, alone = worker.group, False
+        while True:
+            with self._cond:
+                self._running[group] += 1
+            try:
+                result = run(worker.isolated, self._tasks[i])
+            finally:
+                with self._cond:
+                    self._running[group] -= 1
+                    if self.gpus and self._is_large(self._tasks[i]) and not alone:
+                        self._busy[group] = False
+                    if alone:
+                        self._alone_now[group] = False
+                    self._cond.notify_all()
+            if alone or not self.gpus or not self._out_of_memory(result):
+                return result
+            with self._cond:  # wait for the GPU's other workers to finish, taking nothing new, then go alone
+                self._waiting_alone[group] += 1
+                while (self._running[group] or self._alone_now[group]) and not self._stop.is_set():
+                    self._cond.wait()
+                self._waiting_alone[group] -= 1
+                if self._stop.is_set():
+                    return result
+                self._alone_now[group] = alone = True
+                self._reruns += 1
 
     # --- running ----------------------------------------------------------------------------------------------
 
     def run(self, tasks: Sequence[T], run: Callable[[Isolated, T], Any],
             is_large: Callable[[T], bool] = lambda t: False,
-            key: Callable[[T], Hashable] = lambda t: None) -> Iterator[tuple[str, int, Any]]:
+            key: Callable[[T], Hashable] = lambda t: None,
+            out_of_memory: Callable[[Any], bool] = lambda result: False) -> Iterator[tuple[str, int, Any]]:
         """Run ``run(worker, task)`` for every task on the workers; yield ``("start", i, None)`` when task ``i``
         starts and ``("done", i, result)`` when it ends, as they happen. ``key(task)``: its compile key (tasks of
-        one key are kept on the workers that built it). An exception raised by ``run`` is raised here; closing the
-        iterator early (Ctrl-C) stops the workers."""
-        self._tasks, self._is_large = list(tasks), is_large
+        one key are kept on the workers that built it); ``out_of_memory(result)``: whether a result says the
+        device ran out of memory (on a GPU the task then runs again alone). An exception raised by ``run`` is
+        raised here; closing the iterator early (Ctrl-C) stops the workers."""
+        self._tasks, self._is_large, self._out_of_memory = list(tasks), is_large, out_of_memory
         self._keys = [key(t) for t in self._tasks]  # once: a worker's pick scans the pending tasks' keys
         self._started: set[Hashable] = set()
         self._pending: deque[int] = deque(range(len(self._tasks)))
         groups = max(1, len(self.gpus))
         self._large: list[deque[int]] = [deque() for _ in range(groups)]
         self._busy = [False] * groups
+        self._running = [0] * groups  # tasks in progress per GPU group
+        self._waiting_alone = [0] * groups  # tasks of the group waiting to run again alone
+        self._alone_now = [False] * groups  # a task of the group is running alone
+        self._reruns = 0  # tasks run again alone after running out of memory
         self._cond = threading.Condition()
         events: queue.Queue[Any] = queue.Queue()
         self._threads = [threading.Thread(target=self._serve, args=(w, run, events), daemon=True,
