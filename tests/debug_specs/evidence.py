@@ -214,11 +214,124 @@ crashes = kcheck.Spec(name="crashes", kernel=_wild_read, reference=lambda x: x *
                       dtypes=["fp32"])
 
 
-# -- a formula slightly off everywhere: no rule's hallmark is there --------------------------------------------
+# -- every seventh element off, at every size: no rule's hallmark is there --------------------------------------------
+
+
+def _sparse_wrong(x: torch.Tensor) -> torch.Tensor:
+    y = x * 2
+    y.view(-1)[3::7] += 0.5  # BUG: every seventh element from the fourth on is off
+    return y
 
 
 unexplained = kcheck.Spec(
-    name="unexplained", kernel=lambda x: x * 2 + 1e-2 * torch.sin(7 * x), reference=lambda x: x * 2,
+    name="unexplained", kernel=_sparse_wrong, reference=lambda x: x * 2,
     inputs=[kcheck.Tensor("M", "N")],
     dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=16, real=())}, dtypes=["fp32"],
     patterns=("randn", "ones"), layouts=("contiguous",), seeds=1)
+
+
+# -- a coefficient off: a softmax with a temperature of 1/ln 2 where 1 belongs -----------------------------------
+
+
+def _softmax_wrong_constant(x: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(x * 0.6931471805599453, dim=-1)  # BUG: ln 2 where 1 / ln 2 cancels the exp2 scale
+
+
+wrong_constant = kcheck.Spec(
+    name="wrong_constant", kernel=_softmax_wrong_constant, reference=lambda x: torch.softmax(x, dim=-1),
+    inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=32, real=())}, dtypes=["fp32"],
+    reduce=["N"], seeds=1)
+
+
+# -- rows addressed as row * N: the row stride assumed --------------------------------------------------------------
+
+
+@triton.jit
+def _row_scale_kernel(x_ptr, out_ptr, N, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    x = tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)  # BUG: row * N, not row * x.stride(0)
+    tl.store(out_ptr + row * N + cols, x * 3.0, mask=cols < N)
+
+
+def _row_scale(x: torch.Tensor) -> torch.Tensor:
+    M, N = x.shape
+    out = torch.empty((M, N), dtype=x.dtype, device=x.device)
+    if x.numel():
+        _row_scale_kernel[(M,)](x, out, N, BLOCK_N=triton.next_power_of_2(N))
+    return out
+
+
+stride_assumed = kcheck.Spec(
+    name="stride_assumed", kernel=_row_scale, reference=lambda x: x * 3, inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=8, real=(), max=64), "N": kcheck.Dim(nominal=32, real=(), max=256)},
+    dtypes=["fp32"], seeds=1)
+
+
+# -- the last program sums every program's partial without waiting for them ---------------------------------------
+
+
+@triton.jit
+def _mean_last_kernel(x_ptr, part_ptr, out_ptr, N, NPROG, BLOCK: tl.constexpr, PBLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < N, other=0.0)
+    tl.store(part_ptr + pid, tl.sum(x, axis=0))
+    if pid == NPROG - 1:  # BUG: nothing orders this read after the other programs' stores (no atomic ticket)
+        p = tl.arange(0, PBLOCK)
+        parts = tl.load(part_ptr + p, mask=p < NPROG, other=0.0)
+        tl.store(out_ptr, tl.sum(parts, axis=0) / N)
+
+
+def _mean_last(x: torch.Tensor) -> torch.Tensor:
+    N = x.numel()
+    out = torch.zeros(1, dtype=torch.float32, device=x.device)
+    nprog = max(1, triton.cdiv(N, 128))
+    part = torch.empty(nprog, dtype=torch.float32, device=x.device)
+    _mean_last_kernel[(nprog,)](x, part, out, N, nprog, BLOCK=128, PBLOCK=triton.next_power_of_2(nprog))
+    return out
+
+
+last_program_race = kcheck.Spec(
+    name="last_program_race", kernel=_mean_last, reference=lambda x: x.mean().reshape(1),
+    inputs=[kcheck.Tensor("N")], dims={"N": kcheck.Dim(nominal=2048, real=(), min=1, max=16384)}, dtypes=["fp32"],
+    reduce=["N"], layouts=("contiguous",), seeds=1)
+
+
+# -- a grid of n // BLOCK programs: nothing written below one block, the tail left unwritten above ------------------
+
+
+@triton.jit
+def _halve_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < N, other=0.0)
+    tl.store(out_ptr + offs, x * 0.5, mask=offs < N)
+
+
+def _halve(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    grid = (x.numel() // 256,)  # BUG: rounds down
+    if grid[0]:
+        _halve_kernel[grid](x, out, x.numel(), BLOCK=256)
+    return out
+
+
+grid_rounds_down = kcheck.Spec(
+    name="grid_rounds_down", kernel=_halve, reference=lambda x: x * 0.5, inputs=[kcheck.Tensor("N")],
+    dims={"N": kcheck.Dim(nominal=100, real=(), max=8192)}, dtypes=["fp32"], layouts=("contiguous",), seeds=1)
+
+
+# -- a one-pass variance that also turns NaN inputs into zeros -------------------------------------------------
+
+
+def _var_one_pass(x: torch.Tensor) -> torch.Tensor:
+    x = torch.nan_to_num(x.float())  # a NaN input gives a finite variance: the nonfinite pattern fails too
+    return ((x * x).mean(-1) - x.mean(-1) ** 2).to(x.dtype)  # BUG: E[x^2] - E[x]^2 in fp32
+
+
+variance_one_pass = kcheck.Spec(
+    name="variance_one_pass", kernel=_var_one_pass, reference=lambda x: x.var(-1, unbiased=False),
+    inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=256, real=())}, dtypes=["fp32"],
+    reduce=["N"], layouts=("contiguous",), seeds=1)

@@ -33,6 +33,8 @@ BUG_CLASSES: dict[str, str] = {
     "race": "data race (results vary between runs by more than reordering)",
     "nondeterministic-reordering": "run-to-run differences of a few ULP: reduction order, not a bug",
     "tolerance": "the test's own tolerance or reference is wrong",
+    "stride-assumption": "a stride assumed (rows taken as contiguous) where the tensor's own stride belongs",
+    "wrong-constant": "a wrong constant or coefficient (the result off everywhere, yet shaped like the right one)",
     "kernel-raises": "the kernel or its launcher raises (a Python, launch or compile error)",
     "kernel-crash": "the kernel crashes its process (a signal, or a GPU fault that ends the context)",
     "unknown": "unknown: no cause's hallmark was seen (what the experiments showed is listed)",
@@ -118,6 +120,14 @@ OBSERVATIONS: dict[str, str] = {
     "ragged-passes": "the deciding experiment: other ragged sizes pass",
     "vector-ones-fails": "the deciding experiment: with the 1-D operand all ones the values stay wrong",
     "scaled-finite": "the deciding experiment: the same data scaled up by 1e3 stays finite",
+    "layout-only": "only non-contiguous inputs fail; the same shapes contiguous pass",
+    "systematic-error": "off at nearly every element of nearly every ordinary case, by a fraction of the values "
+                        "(the output keeps the shape of the right one): a formula or a constant, not an index",
+    "oob-vector": "a 1-D (per-channel) operand is read past its end: indexed along a longer dimension",
+    "oob-wide": "an out-of-bounds access of many lanes at once (not one element past the end)",
+    "race-write-write": "programs write the same global element (write-write races): updates can be lost",
+    "race-read-only": "every race is a program reading what another writes, none writes the same element",
+    "partly-written": "in some failing case the output is written except for a part (not a kernel that never runs)",
 }
 
 

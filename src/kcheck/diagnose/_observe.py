@@ -249,6 +249,8 @@ class Facts:
         self._memory(valued)
         self._values(valued)
         self._structure()
+        self._layout()
+        self._systematic()
         self._repeats()
         self._severity(ev.failing)
         for dec in ev.decisions:
@@ -330,11 +332,25 @@ class Facts:
         if oob and all(("lanes out of bounds" not in f.message) if f.tool == "interpreter"
                        else f.count <= max(1, len(f.cases)) for f in oob):
             self.add("oob-single-lane", "each out-of-bounds access is a single lane: one element past the end")
+        elif oob:
+            self.add("oob-wide", f"out-of-bounds accesses of many lanes at once ({oob[0].message[:120]})")
+        vec = [(r, f) for r in self.results for f in r.findings if f.kind == "out-of-bounds" and _on_vector(ev, r, f)]
+        if vec:
+            r, f = vec[0]
+            self.add("oob-vector", f"the 1-D operand is read past its end ({r.case.id}: {f.message[:140]}): it is "
+                     "indexed along a longer dimension than its own")
         racy = [r for r in self.results if any(f.kind in RACES for f in r.findings)]
         races = [f for f in ev.findings() if f.kind in RACES] + [f for r in racy for f in r.findings
                                                                  if f.kind in RACES]
         if races:
             self.add("race-between-programs", f"{races[0].tool}: {races[0].message[:220]}")
+            ww = [f for f in races if f.kind == "race-WW"]
+            if ww:
+                self.add("race-write-write", f"{len(ww)} write-write race finding(s): programs store to the same "
+                         f"element ({ww[0].message[:160]})")
+            else:
+                self.add("race-read-only", f"{len(races)} race finding(s), all read-write: a program reads what "
+                         "another writes, with no ordering between them; no two programs write the same element")
             right = [r for r in racy if values_right(r)]
             if right:
                 self.add("race-right-values", f"{len(right)} case(s) with right values whose programs race "
@@ -353,6 +369,12 @@ class Facts:
         if shared:
             f = shared[0]
             self.add("shared-race", f"racecheck: {f.message[:150]} at {f.file}:{f.line}")
+        partly = [(r, c) for r in self.results if not r.ok for c in r.comparisons
+                  if not c.passed and 0 < c.unwritten < c.numel]
+        if partly:
+            r, c = partly[0]
+            self.add("partly-written", f"{c.output}: {c.unwritten} of {c.numel} elements never written in "
+                     f"{r.case.id}, the rest written")
         unwritten = [c for r in failing for c in r.comparisons if not c.passed and c.unwritten]
         if unwritten:
             self.add("unwritten", f"{unwritten[0].output}: {unwritten[0].unwritten} elements never written (still "
@@ -398,9 +420,10 @@ class Facts:
             self.add("nonfinite-zero", f"NaN/Inf where a sum or spread is zero: pattern {zero[0].case.pattern} "
                      f"({zero[0].case.id})")
         lm = [r for r in failing if r.case.pattern == "large_mean" and self.counts(r)]
-        # arange is a large mean too (values 0..n), constant rows a zero spread: both fail a cancelling formula
-        others = [r for r in failing if r.case.pattern not in ("large_mean", "constant", "large", "arange")
-                  and self.counts(r)]
+        # arange is a large mean too (values 0..n), constant rows a zero spread: both fail a cancelling formula;
+        # NaN/Inf the inputs carry in are a question of their own (how the kernel propagates them)
+        others = [r for r in failing if r.case.pattern not in ("large_mean", "constant", "large", "arange",
+                                                               "nonfinite") and self.counts(r)]
         if lm and not others and not big_nonfinite:
             nan = " (NaN: a negative difference under a root)" if _nonfinite(lm[0]) else ""
             self.add("large-mean-only", f"wrong only with a large mean and a small spread ({lm[0].case.id}){nan}; "
@@ -426,6 +449,34 @@ class Facts:
         wide = [name for name, r in ev.precisions if r.ok and name in ("fp32", "tf32")]
         if wide and ev.minimal is not None and not ev.minimal.ok:
             self.add("wider-precision-passes", f"the smallest failing case passes in {wide[0]}")
+
+    def _layout(self) -> None:
+        """Only the non-contiguous cases fail, and a contiguous case of the same shape and precision passes."""
+        counted = [r for r in self.ev.failing if self.counts(r)]
+        if not counted or any(r.case.layout == "contiguous" for r in counted):
+            return
+        passed = {(tuple(sorted(r.case.sizes.items())), r.case.precision) for r in self.results
+                  if r.case.layout == "contiguous" and self.counts(r) is False}
+        twins = [r for r in counted if (tuple(sorted(r.case.sizes.items())), r.case.precision) in passed]
+        if twins:
+            r = twins[0]
+            self.add("layout-only", f"only the non-contiguous cases fail ({len(counted)}, e.g. {r.case.id}); the "
+                     "same shape with contiguous inputs passes: the kernel assumes a stride the tensor does not have")
+
+    def _systematic(self) -> None:
+        """Ordinary data (randn, contiguous) wrong at nearly every element of nearly every case, by a fraction of the
+        values (relative L2 error at most 0.7: a permuted or garbage output is off by about 1.4, zeros by 1), with
+        no NaN/Inf or unwritten element."""
+        rows = [r for r in self.results if r.case.pattern == "randn" and r.case.layout == "contiguous"
+                and r.case.axis != "large" and not empty(r) and r.status in (Status.PASSED, Status.FAILED)]
+        wrong = [r for r in rows if r.status is Status.FAILED and not r.findings and all(
+            c.passed or (c.mismatch_fraction >= 0.5 and c.rel_l2 <= 0.7 and not c.unwritten and not c.nan_mismatches
+                         and not c.inf_mismatches) for c in r.comparisons) and not values_right(r)]
+        if len(wrong) >= 3 and len(wrong) >= 0.8 * len(rows):
+            c = next(c for c in wrong[0].comparisons if not c.passed)
+            self.add("systematic-error", f"{len(wrong)} of {len(rows)} randn cases are off at most elements by a "
+                     f"fraction of the values (e.g. {wrong[0].case.id}: {c.mismatch_fraction:.0%} of elements, "
+                     f"relative L2 error {c.rel_l2:.2g}): a formula or a constant, not an index or an edge")
 
     def _structure(self) -> None:
         ev = self.ev
@@ -483,6 +534,24 @@ class Facts:
             also = "; the diagnosis rests on the gross failures" if gross else ""
             self.add("rounding-only", f"{len(rounding)} failing case(s) off by rounding only, e.g. {r.case.id}: max "
                      f"error {c.max_abs:.3g}, {excess(c):.2g}x its tolerance{also}")
+
+
+def _on_vector(ev: Evidence, r: CaseResult, f: Any) -> bool:
+    """The out-of-bounds finding ``f`` of case ``r`` is on a 1-D input: its allocation is the size of a 1-D input
+    (at 2, 4 or 8 bytes an element) and of no input of more dims."""
+    size = getattr(f, "allocation_size", None)
+    if not size:
+        return False
+    sizes = r.case.sizes
+
+    def nbytes(t: Tensor) -> set[int]:
+        n = math.prod(sizes.get(d, 1) if isinstance(d, str) else d for d in t.dims)
+        return {n * k for k in (2, 4, 8)}
+
+    tensors = [t for t in ev.spec.inputs if isinstance(t, Tensor)]
+    one = set().union(*(nbytes(t) for t in tensors if len(t.dims) == 1)) if tensors else set()
+    more = set().union(*(nbytes(t) for t in tensors if len(t.dims) >= 2)) if tensors else set()
+    return size in one and size not in more
 
 
 def _last_only(r: CaseResult) -> bool:

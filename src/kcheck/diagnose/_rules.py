@@ -109,6 +109,8 @@ _AXIS = {"square-only": 0.3, "race-beyond-edge": 0.3, "past-one-block": 0.3, "no
 PROFILES: list[Profile] = [
     Profile("no-op", "the output is exactly an input or zeros, or never written",
             {("noop",): 0.97, ("never-written",): 0.97},
+            # a kernel that writes part of its output at other sizes runs: its grid or loop bounds drop the rest
+            contradicts={"partly-written": 0.3, "unwritten-tail": 0.3},
             advice=lambda ev: "check that the launcher launches the kernel and returns the buffer the kernel writes"),
     Profile("int32-overflow", "only the past-2**31 case fails (or, with nothing failing, the static int32 finding)",
             {("large-only",): 0.93, ("static-int32", "nothing-failed"): 0.55},
@@ -117,9 +119,10 @@ PROFILES: list[Profile] = [
             "lint shows the line); run the past-2**31 case on a GPU with the memory"),
     Profile("edge-guard", "fails at non-multiples of a block and passes at the multiples (or the errors lie past the "
             "last full block)",
-            {("edge-pattern",): 0.75, ("edge-decided",): 0.75, ("tail-errors",): 0.6},
+            {("edge-pattern",): 0.75, ("edge-decided",): 0.75, ("tail-errors",): 0.6, ("oob-wide",): 0.6},
             {"oob": 0.1, "edge-decided": 0.1, "crash-illegal-address": 0.05, "config-dependent": 0.05},
-            {**_AXIS, "oob-single-lane": 0.15, "ragged-passes": 0.3, "edge-accesses-clean": 0.3},
+            {**_AXIS, "oob-single-lane": 0.15, "ragged-passes": 0.3, "edge-accesses-clean": 0.3,
+             "layout-only": 0.3, "systematic-error": 0.3, "oob-vector": 0.3},
             advice=lambda ev: "add the bounds mask (offs < n) to the load/store at the line the checks name; run "
             "compute-sanitizer memcheck (or kcheck in the interpreter) on the failing size for the line"),
     Profile("off-by-one-mask", "each out-of-bounds access is a single lane, one element past the end (or only the "
@@ -134,10 +137,13 @@ PROFILES: list[Profile] = [
             {"oob": 0.3, "square-only": 0.3, "race-beyond-edge": 0.3, "past-one-block": 0.3},
             advice=lambda ev: "check the grid (triton.cdiv, not //) and the loop bounds over tiles"),
     Profile("missing-atomic", "right up to one block and wrong past it, or races between programs",
-            {("past-one-block",): 0.7, ("race-between-programs",): 0.75, ("order-dependent",): 0.7},
+            {("past-one-block",): 0.7, ("race-write-write",): 0.75, ("order-dependent",): 0.7},
             {"race-between-programs": 0.08, "race-right-values": 0.08, "past-one-block": 0.08,
              "reduce-across-blocks": 0.06, "order-dependent": 0.08, "blocks-decided": 0.05},
-            {"edge-decided": 0.3, "square-only": 0.3, "nonfinite-large": 0.3, "nonfinite-zero": 0.3},
+            # lost updates stay inside the tensor: accesses past its end are an edge bug whose stores land on other
+            # programs' elements; a program reading others' results unordered is a race, not a lost update
+            {"edge-decided": 0.3, "square-only": 0.3, "nonfinite-large": 0.3, "nonfinite-zero": 0.3, "oob": 0.3,
+             "race-read-only": 0.3},
             advice=_atomic_advice),
     Profile("exp-overflow", "NaN/Inf only on large magnitudes, randn right",
             # finite errors beyond the same-precision baseline on ordinary data: a sum that loses precision (and may
@@ -147,7 +153,7 @@ PROFILES: list[Profile] = [
     Profile("division-by-zero", "NaN/Inf where a sum or spread is zero",
             {("nonfinite-zero", "zero-only"): 0.88, ("nonfinite-zero",): 0.5},
             # NaN read from memory past the tensor (poison) is not a zero denominator
-            contradicts={"oob": 0.3, "edge-pattern": 0.3},
+            contradicts={"oob": 0.3, "edge-pattern": 0.3, "nonfinite-randn": 0.3},
             advice=lambda ev: "guard the denominator (max(denominator, eps)) as the reference does"),
     Profile("cancellation", "finite errors only with a large mean and a small spread",
             {("large-mean-only",): 0.85}, {"shift-decided": 0.05}, {"nonfinite-large": 0.3, "shift-passes": 0.3},
@@ -164,14 +170,15 @@ PROFILES: list[Profile] = [
             "the output in the launcher"),
     Profile("wrong-axis", "a 1-D per-channel operand, and failures that need two dims to differ (or vanish when "
             "that operand is all ones)",
-            {("vector-ones-rescues",): 0.88, ("square-only", "vector-operand"): 0.8},
-            {"vector-ones-rescues": 0.05}, {"transposed-reference": 0.3, "vector-ones-fails": 0.3},
+            {("vector-ones-rescues",): 0.88, ("square-only", "vector-operand"): 0.8, ("oob-vector",): 0.7},
+            {"vector-ones-rescues": 0.05, "oob-vector": 0.05},
+            {"transposed-reference": 0.3, "vector-ones-fails": 0.3},
             advice=lambda ev: "check which index the per-channel operand is read with (column vs row, % N vs % M)"),
     Profile("index-transposition", "passes on square shapes only, or matches a transposed reference",
             {("transposed-reference",): 0.9, ("arange-transposed",): 0.9, ("square-only",): 0.8,
              ("swapped-roles",): 0.8},
             {"everywhere-wrong": 0.15, "ones-rescues": 0.1},
-            {"vector-ones-rescues": 0.3},
+            {"vector-ones-rescues": 0.3, "systematic-error": 0.3, "layout-only": 0.3},
             advice=lambda ev: "check the strides and the order of the indices (row * stride_row + col * stride_col); "
             "on arange inputs, read which element each wrong output came from"),
     Profile("missing-syncthreads", "a racecheck hazard in shared memory (or runs that differ, with shared memory)",
@@ -186,7 +193,9 @@ PROFILES: list[Profile] = [
             {"nondeterministic": 0.2, "shared-race": 0.2},
             advice=lambda ev: "move __syncthreads() out of the thread-dependent branch (all threads must reach it)"),
     Profile("race", "repeated runs on the same inputs differ by more than 64 ULP",
-            {("nondeterministic",): 0.75}, {"order-dependent": 0.05},
+            {("nondeterministic",): 0.75, ("race-read-only",): 0.78},
+            {"order-dependent": 0.05, "race-right-values": 0.05},
+            {"oob": 0.3},
             advice=lambda ev: "run compute-sanitizer racecheck; look for a missing barrier or atomic"),
     Profile("nondeterministic-reordering", "runs differ by a few ULP and nothing is grossly wrong",
             {("nondeterministic-ulp",): 0.5}, contradicts={"gross": 0.3},
@@ -195,6 +204,19 @@ PROFILES: list[Profile] = [
             {("misaligned",): 0.92},
             advice=lambda ev: "use vector loads only on addresses aligned to their width (check n % 4 == 0 and the "
             "row offset), else a scalar path"),
+    Profile("stride-assumption", "only non-contiguous inputs fail; the same shapes contiguous pass",
+            {("layout-only",): 0.9},
+            advice=lambda ev: "address rows with the tensor's own strides (x.stride(0), passed to the kernel), or "
+            "make the input contiguous in the launcher"),
+    Profile("wrong-constant", "off at nearly every element of ordinary data by a fraction of the values, at every "
+            "shape (square ones too), with no NaN, unwritten element or access out of bounds",
+            {("systematic-error",): 0.6}, {"ones-rescues": 0.05, "everywhere-wrong": 0.05},
+            {"square-only": 0.3, "edge-pattern": 0.3, "past-one-block": 0.3, "oob": 0.3, "layout-only": 0.3,
+             "low-precision-only": 0.3, "large-mean-only": 0.3, "transposed-reference": 0.3,
+             "arange-transposed": 0.3, "vector-ones-rescues": 0.3, "zeroed-rescues": 0.3,
+             "race-between-programs": 0.3, "nondeterministic": 0.3},
+            advice=lambda ev: "compare the kernel's constants and coefficients with the reference's term by term "
+            "(a scale such as 1/ln 2 for exp2, a beta, an eps, a 1/n); run one tiny case by hand"),
     Profile("kernel-raises", "the kernel or its launcher raised",
             {("raises",): 0.95}, prior=_raises_prior,
             advice=lambda ev: "read the exception: a launcher that cannot take this shape, a compile error, a bad "
