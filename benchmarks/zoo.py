@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -123,6 +124,15 @@ def _baseline(check: Callable[[Spec], bool], spec: Spec) -> bool:
         return check(spec)
 
 
+def _may_fit_later(skip: str | None) -> bool:
+    """A case skipped for the GPU's free memory may run once the other parts give theirs back; one that needs more
+    than the whole GPU never will (waiting for it cost a held-out round 240 s per such Spec on the H200)."""
+    found = re.search(r"needs ~([0-9.]+) GiB, .* GiB free", skip or "")
+    if found is None:
+        return False
+    return float(found.group(1)) * 2**30 < 0.85 * torch.cuda.mem_get_info()[1]
+
+
 def _large_cases(spec: Spec, spec_report: object, seeds: int | None, wait: float = 240.0) -> str:
     """Run the past-2**31 cases one process at a time per GPU (they are sized to the GPU's free memory, which
     parallel parts share) and put their results in place of the skipped entries. A case skipped for memory is
@@ -141,7 +151,7 @@ def _large_cases(spec: Spec, spec_report: object, seeds: int | None, wait: float
             large = [c for c in kcheck.matrix(spec, seeds=seeds) if c.axis == "large"]
             if not large:
                 return "no large case"
-            if not any("GiB free" in (c.skip or "") for c in large) or time.monotonic() > deadline:
+            if not any(_may_fit_later(c.skip) for c in large) or time.monotonic() > deadline:
                 break
             time.sleep(5)
         ids = [c.id for c in large if c.skip is None]
@@ -181,12 +191,14 @@ def _static(spec: Spec) -> list:
 
 def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, quiet: bool = False,
           part: tuple[int, int] = (0, 1), on_row: Callable[[list[dict]], None] | None = None,
-          zoo: Path | None = None, examples: bool = True, isolate: bool = False, tier: str = "default") -> list[dict]:
+          zoo: Path | None = None, examples: bool = True, isolate: bool = False, tier: str = "default",
+          skip: frozenset[str] = frozenset()) -> list[dict]:
     """One row per Spec of ``zoo`` (planted bugs; default tests/zoo_kernels) and examples/ (correct kernels);
     ``part=(k, n)`` takes every n-th Spec from the k-th (to split the run over processes). On a GPU, a planted bug
     whose cases all pass is sanitized (compute-sanitizer's four tools over its edge cases): a bug with right values
     but a wrong access is found there. ``on_row`` is called with the rows so far after each one (a part cut by a time
-    limit keeps what it measured)."""
+    limit keeps what it measured). Specs named in ``skip`` (rows an earlier, cut run already has) are left out before
+    the parts are dealt."""
     enable_interpreter_if_no_gpu()
     import kcheck
     from kcheck._discover import discover
@@ -200,6 +212,8 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
     for folder, buggy in folders:
         for found in discover(folder):
             for spec in found.specs:
+                if spec.name in skip:
+                    continue
                 index += 1
                 if index % part[1] != part[0]:
                     continue
@@ -314,11 +328,11 @@ def markdown(rows: list[dict], tot: dict[str, float], where: str) -> str:
     return "\n".join(lines)
 
 
-def _spec_names(zoo: Path | None = None) -> list[str]:
+def _spec_names(zoo: Path | None = None, examples: bool = True) -> list[str]:
     from kcheck._discover import discover
 
-    return [s.name for folder in (zoo or ROOT / "tests" / "zoo_kernels", ROOT / "examples") for f in discover(folder)
-            for s in f.specs]
+    folders = [zoo or ROOT / "tests" / "zoo_kernels"] + ([ROOT / "examples"] if examples else [])
+    return [s.name for folder in folders for f in discover(folder) for s in f.specs]
 
 
 def main() -> None:
@@ -338,6 +352,8 @@ def main() -> None:
                     help="the folder of planted bugs to score (default tests/zoo_kernels)")
     ap.add_argument("--isolate", action="store_true",
                     help="run the cases in workers on the CPU too (a planted bug may corrupt the scoring process)")
+    ap.add_argument("--skip-rows", metavar="JSON", nargs="+", default=[],
+                    help="leave out the Specs that these --json outputs already have rows for (finish a cut run)")
     ap.add_argument("--no-examples", action="store_true",
                     help="leave out examples/ (the false-positive rows): a held-out zoo carries its own controls")
     args = ap.parse_args()
@@ -355,7 +371,7 @@ def main() -> None:
                 if r["spec"] not in seen:
                     seen.add(r["spec"])
                     rows.append(r)
-        missing = sorted(set(_spec_names(zoo)) - seen)
+        missing = sorted(set(_spec_names(zoo, examples=not args.no_examples)) - seen)
     else:
         k, n = (int(v) for v in args.part.split("/"))
         def save(rows: list[dict]) -> None:
@@ -365,7 +381,8 @@ def main() -> None:
                 os.replace(tmp, args.json)
 
         rows = score(args.seeds, args.budget, diagnose=not args.no_diagnosis, part=(k, n), on_row=save, zoo=zoo,
-                     examples=not args.no_examples, isolate=args.isolate, tier=args.tier)
+                     examples=not args.no_examples, isolate=args.isolate, tier=args.tier,
+                     skip=frozenset(r["spec"] for f in args.skip_rows for r in json.loads(Path(f).read_text())["rows"]))
     tot = totals(rows)
     where = f"{'H200' if torch.cuda.is_available() else 'CPU (Triton interpreter)'}, {time.strftime('%Y-%m-%d')}"
     text = markdown(rows, tot, where)

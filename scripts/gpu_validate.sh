@@ -70,6 +70,7 @@ if want zoo; then
   # ZOO_PARTS processes side by side (Triton's compiles are CPU-bound), spread over the machine's GPUs, each cut at
   # ZOO_TIMEOUT seconds (a part writes its rows as it goes); then one table. ZOO_SEEDS: seeds per correct example;
   # ZOO_DIR: another folder of planted bugs (tests/zoo_heldout: the held-out zoo) instead of tests/zoo_kernels.
+  # ZOO_SKIP: zoo.json files of an earlier, cut run: their Specs are not scored again, and their rows join the table.
   zoo_parts() {
     local parts=${ZOO_PARTS:-8} pids=() k rc=0 gpus
     read -ra gpus <<<"$(gpu_list)"
@@ -79,13 +80,13 @@ if want zoo; then
     trap 'kill -TERM "${pids[@]}" 2>/dev/null' EXIT INT TERM
     for ((k = 0; k < parts; k++)); do
       CUDA_VISIBLE_DEVICES=${gpus[k % ${#gpus[@]}]} timeout -k 30 "${ZOO_TIMEOUT:-420}" $py benchmarks/zoo.py \
-        ${ZOO_DIR:+--zoo "$ZOO_DIR" --no-examples} --seeds "${ZOO_SEEDS:-3}" --budget 40 --part $k/$parts --json "$out/zoo_$k.json" >"$out/zoo_$k.log" 2>&1 &
+        ${ZOO_DIR:+--zoo "$ZOO_DIR" --no-examples} ${ZOO_SKIP:+--skip-rows $ZOO_SKIP} --seeds "${ZOO_SEEDS:-3}" --budget 40 --part $k/$parts --json "$out/zoo_$k.json" >"$out/zoo_$k.log" 2>&1 &
       pids+=($!)
     done
     for k in "${pids[@]}"; do wait "$k" || rc=1; done
     trap - EXIT INT TERM
     cat "$out"/zoo_*.log
-    $py benchmarks/zoo.py ${ZOO_DIR:+--zoo "$ZOO_DIR"} --merge "$out"/zoo_[0-9]*.json --markdown "$out/zoo.md" --json "$out/zoo.json" || rc=1
+    $py benchmarks/zoo.py ${ZOO_DIR:+--zoo "$ZOO_DIR" --no-examples} --merge ${ZOO_SKIP:-} "$out"/zoo_[0-9]*.json --markdown "$out/zoo.md" --json "$out/zoo.json" || rc=1
     rm -f "$out"/zoo_[0-9]*.log "$out"/zoo_[0-9]*.json  # the device tool brings back few files
     return $rc
   }
