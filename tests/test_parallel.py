@@ -312,6 +312,29 @@ def test_a_case_whose_kernel_runs_out_of_memory_says_so_as_data():
     assert res.reasons_of(ReasonKind.KERNEL_RAISED) and res.reasons_of(ReasonKind.OUT_OF_MEMORY)
 
 
+def test_a_past_2_31_case_out_of_memory_is_not_run_rather_than_a_failure_of_the_kernel():
+    """The large case is sized to the memory free when the matrix is built; a reference that needs more, or another
+    process on the GPU, can still take it (a correct held-out kernel was failed so on the H200). Not a verdict: the
+    case is skipped for the device, and keeps the out-of-memory reason the pool reruns it by."""
+    import dataclasses
+
+    from kcheck._device import detect
+    from kcheck.cases import SkipKind
+    from kcheck.run import execute, judge
+
+    def reference(x):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 64.00 GiB")
+
+    spec = kcheck.Spec(name="oom_ref", kernel=lambda x: x.clone(), reference=reference, inputs=[kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=8, real=())})
+    case = kcheck.matrix(spec, cases="N=8", dtypes=["fp32"])[0]
+    large = judge(execute(spec, dataclasses.replace(case, axis="large"), detect()))
+    assert large.status is Status.SKIPPED and large.skip_kind is SkipKind.DEVICE
+    assert large.reasons_of(ReasonKind.OUT_OF_MEMORY) and "ran out of memory" in large.reasons[0]
+    small = judge(execute(spec, case, detect()))
+    assert small.status is Status.ERROR and small.reasons_of(ReasonKind.REFERENCE_RAISED)
+
+
 def test_each_kernel_variant_is_built_by_one_worker_when_there_are_enough_variants():
     """Cases in spec order, three variants of three cases each, three workers: each worker takes a variant no one
     has started, then keeps to it, so each variant is compiled once, not by every worker at once."""
