@@ -117,6 +117,16 @@ def test_noop_guard_catches_an_identity_kernel_on_a_weak_check():
     assert noop_guard(right, e, tol, [x]).caught is None
 
 
+def test_noop_guard_says_an_output_is_exactly_an_input_even_where_the_tolerance_sees_the_difference():
+    torch.manual_seed(0)
+    x = torch.randn(256)
+    e = x.double() * 1.01  # the tolerance tells x from e: not a weak case, nothing caught
+    tol = Tolerance(1e-5, 1e-5, "t")
+    verdict = noop_guard(x.clone(), e, tol, [x])
+    assert verdict.weak == () and verdict.caught is None and verdict.identical == "input 0 unchanged"
+    assert noop_guard(e.float(), e, tol, [x]).identical is None
+
+
 def test_noop_guard_is_silent_when_the_answer_really_is_zero():
     e = torch.zeros(16, dtype=torch.float64)
     v = noop_guard(torch.zeros(16), e, TOL, [])

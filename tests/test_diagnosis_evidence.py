@@ -338,3 +338,46 @@ def test_a_barrier_under_a_thread_dependent_branch_outranks_a_missing_one():
     assert _ranked("shared-race")[0] == "missing-syncthreads"
     # synccheck's own finding stays decisive
     assert _ranked("divergent-barrier", "shared-race")[0] == "divergent-barrier"
+
+
+def test_a_launcher_returning_its_input_is_a_no_op_even_where_the_tolerance_sees_the_difference(tmp_path):
+    """The output is exactly the first input in every failing case; the difference from the reference is a small
+    fraction of the values everywhere, which alone reads as a wrong constant."""
+    diag = debug(spec_of.returns_input, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "no-op", text
+    assert "noop" in _kinds(diag.top.supports), text
+
+
+@pytest.mark.interpreter  # the interpreter's bounds check sees the unmasked load
+def test_a_read_past_the_end_among_1d_tensors_of_one_length_is_an_edge_guard_not_a_wrong_axis(tmp_path):
+    """Every input is 1-D and of the same length: none is a per-channel operand beside a longer dimension, so the
+    read past the end is a missing guard."""
+    diag = debug(spec_of.vectors_unmasked_load, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "edge-guard", text
+    assert "oob-vector" not in _kinds(diag.observations), text
+
+
+def test_a_window_one_element_too_wide_is_an_off_by_one_seen_by_bumping_what_the_reference_ignores(tmp_path):
+    """Wrong at every size, no access out of bounds, no edge pattern: only raising the elements the reference
+    ignores, next to the ones it uses, shows the kernel reads one of them (and none farther away)."""
+    diag = debug(spec_of.window_one_too_wide, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "off-by-one-mask", text
+    assert "reads-one-past" in _kinds(diag.top.supports), text
+
+
+def test_the_elements_the_reference_ignores_are_found_from_its_gradient_and_split_at_the_boundary():
+    import torch
+
+    from kcheck.diagnose._probe import ignored_region
+
+    x = torch.randn(4, 16, dtype=torch.float64)
+    spec = spec_of.window_one_too_wide
+    near = ignored_region(spec, [x], 0, {}, "boundary")
+    far = ignored_region(spec, [x], 0, {}, "far")
+    assert near is not None and far is not None
+    assert near.sum(-1).tolist() == [1, 1, 1, 1] and bool(near[:, 16 - 9].all())  # just below the window
+    assert far.sum(-1).tolist() == [7, 7, 7, 7]
+    assert ignored_region(spec_of.returns_input, [x, x], 0, {}, "boundary") is None  # a dense op ignores nothing

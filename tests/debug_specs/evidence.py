@@ -335,3 +335,83 @@ variance_one_pass = kcheck.Spec(
     inputs=[kcheck.Tensor("M", "N")],
     dims={"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=256, real=())}, dtypes=["fp32"],
     reduce=["N"], layouts=("contiguous",), seeds=1)
+
+
+# -- a launcher that returns its (contiguous) input instead of the buffer the kernel wrote -------------------------
+
+
+@triton.jit
+def _lerp_kernel(a_ptr, b_ptr, out_ptr, n, w, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    a = tl.load(a_ptr + offs, mask=m)
+    b = tl.load(b_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, a + w * (b - a), mask=m)
+
+
+def _lerp(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    a, b = a.contiguous(), b.contiguous()
+    out = torch.empty_like(a)
+    if a.numel():
+        _lerp_kernel[(triton.cdiv(a.numel(), 256),)](a, b, out, a.numel(), 0.01, BLOCK=256)
+    return a  # BUG: the input, not out (1% of the way to b: off by a small fraction everywhere)
+
+
+returns_input = kcheck.Spec(
+    name="returns_input", kernel=_lerp, reference=lambda a, b: a + 0.01 * (b - a),
+    inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"],
+    layouts=("contiguous",), seeds=1)
+
+
+# -- an update over several 1-D tensors of one length, one of its loads unmasked: an edge guard, not a wrong axis ---
+
+
+@triton.jit
+def _momentum_kernel(p_ptr, g_ptr, v_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    p = tl.load(p_ptr + offs, mask=m)
+    g = tl.load(g_ptr + offs, mask=m)
+    v = tl.load(v_ptr + offs)  # BUG: no mask: the last program reads past the end
+    tl.store(out_ptr + offs, p - 0.1 * (0.9 * v + g), mask=m)
+
+
+def _momentum(p: torch.Tensor, g: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(p)
+    if p.numel():
+        _momentum_kernel[(triton.cdiv(p.numel(), 128),)](p, g, v, out, p.numel(), BLOCK=128)
+    return out
+
+
+vectors_unmasked_load = kcheck.Spec(
+    name="vectors_unmasked_load", kernel=_momentum, reference=lambda p, g, v: p - 0.1 * (0.9 * v + g),
+    inputs=[kcheck.Tensor("N"), kcheck.Tensor("N"), kcheck.Tensor("N")],
+    dims={"N": kcheck.Dim(nominal=512, real=(), max=4096)}, dtypes=["fp32"], layouts=("contiguous",), seeds=1)
+
+
+# -- a window one element too wide: the mean of each row's last 8 elements takes a ninth ----------------------------
+
+
+@triton.jit
+def _tail_mean_kernel(x_ptr, out_ptr, N, stride, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    keep = (cols >= N - 8 - 1) & (cols < N)  # BUG: N - 8 - 1 (nine elements), N - 8 belongs
+    x = tl.load(x_ptr + row * stride + cols, mask=keep, other=0.0)
+    tl.store(out_ptr + row, tl.sum(x, axis=0) / 8.0)
+
+
+def _tail_mean(x: torch.Tensor) -> torch.Tensor:
+    M, N = x.shape
+    out = torch.empty(M, dtype=x.dtype, device=x.device)
+    if M:
+        _tail_mean_kernel[(M,)](x, out, N, x.stride(0), BLOCK_N=triton.next_power_of_2(N))
+    return out
+
+
+window_one_too_wide = kcheck.Spec(
+    name="window_one_too_wide", kernel=_tail_mean, reference=lambda x: x[:, -8:].mean(-1),
+    inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=64, min=9, max=1024, real=())},
+    dtypes=["fp32"], layouts=("contiguous",), seeds=1)

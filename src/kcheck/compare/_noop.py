@@ -4,6 +4,9 @@ A check that cannot tell a broken kernel from a right one is a defect of the che
 the outputs a kernel that did nothing would produce (zeros, any input of the same shape, the mean as a constant)
 against the same tolerance. A candidate that passes makes the case *weak* (a warning); a kernel whose output is
 *exactly* such a candidate on a weak case, while the true answer differs from it, is caught as a no-op (a failure).
+On any case, an output that is exactly a candidate the true answer differs from is reported as ``identical``: a case
+that fails its comparison anyway was still not computed (a launcher that returns its input), which the debugger
+needs to know.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from ._tolerance import Tolerance
 class NoopVerdict:
     weak: tuple[str, ...]  # candidates that would pass this check
     caught: str | None  # the candidate the kernel's output is identical to, when that makes it a no-op
+    identical: str | None = None  # the candidate the output is exactly, weak case or not (the true answer differs)
 
 
 def _candidates(expected: torch.Tensor, inputs: Sequence[object],
@@ -48,16 +52,21 @@ def noop_guard(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance, inp
     e_r = expected_in(e, actual.dtype)
     a = actual.detach().to(torch.float64)
     weak: list[str] = []
-    caught = None
+    caught = identical = None
     n = e.numel()
     for name, cand in _candidates(e, inputs, actual.dtype):
-        if bool(mismatch_mask(cand, e, tol, e_r).any()):
+        same = bool(((a == cand) | (torch.isnan(a) & torch.isnan(cand))).all())
+        passes = not bool(mismatch_mask(cand, e, tol, e_r).any())
+        if not (same or passes):
             continue
         differs = int((~((cand == e_r) | (torch.isnan(cand) & torch.isnan(e_r)))).sum())
         if differs == 0:  # the true answer *is* this candidate (zeros in, zeros out): nothing to tell apart
             continue
+        if same and identical is None and differs >= max(1, n // 100):
+            identical = name
+        if not passes:
+            continue
         weak.append(name)
-        same = bool(((a == cand) | (torch.isnan(a) & torch.isnan(cand))).all())
         if same and caught is None and differs >= max(1, n // 100):
             caught = name
-    return NoopVerdict(tuple(weak), caught)
+    return NoopVerdict(tuple(weak), caught, identical)

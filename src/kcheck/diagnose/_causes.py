@@ -128,6 +128,8 @@ OBSERVATIONS: dict[str, str] = {
     "race-write-write": "programs write the same global element (write-write races): updates can be lost",
     "race-read-only": "every race is a program reading what another writes, none writes the same element",
     "partly-written": "in some failing case the output is written except for a part (not a kernel that never runs)",
+    "reads-one-past": "the kernel reads the input elements just past those the reference uses, and no farther",
+    "reads-ignored": "the kernel reads input elements the reference ignores, away from those it uses too",
 }
 
 

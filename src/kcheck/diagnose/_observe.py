@@ -478,11 +478,32 @@ class Facts:
                      f"fraction of the values (e.g. {wrong[0].case.id}: {c.mismatch_fraction:.0%} of elements, "
                      f"relative L2 error {c.rel_l2:.2g}): a formula or a constant, not an index or an edge")
 
+    def _ignored(self) -> None:
+        ev = self.ev
+        plain = ev.minimal
+        if plain is None:
+            return
+        for i in sorted({j for j, _, _ in ev.ignored}):
+            near, far = _bumped(ev, i, "boundary"), _bumped(ev, i, "far")
+            if near is None or not reads_bumped(near, plain):
+                continue
+            name = getattr(ev.spec.inputs[i], "name", None) or f"input {i}"
+            if far is not None and reads_bumped(far, plain):
+                self.add("reads-ignored", f"the kernel reads elements of {name} that the reference ignores, also "
+                         f"away from those it uses ({plain.case.id}: raising them by 1000 takes the error from "
+                         f"{error_of(plain):.3g} to {error_of(far):.3g})")
+            else:
+                self.add("reads-one-past", f"the kernel reads the elements of {name} just past those the reference "
+                         f"uses, and no farther ({plain.case.id}: raising them by 1000 takes the error from "
+                         f"{error_of(plain):.3g} to {error_of(near):.3g}; the elements farther away change nothing): "
+                         "a bound off by one")
+
     def _structure(self) -> None:
         ev = self.ev
         if ev.zeroed is not None and ev.zeroed.ok and ev.minimal is not None:
             self.add("zeroed-rescues", f"fails with kcheck's poisoned outputs, passes when they are zeroed first "
                      f"({ev.minimal.case.id}): the kernel reads its output before writing it")
+        self._ignored()
         vectors = [i for i, t in enumerate(ev.spec.inputs) if is_vector(ev, i)]
         if vectors and any(isinstance(t, Tensor) and len(t.dims) >= 2 for t in ev.spec.inputs):
             self.add("vector-operand", f"{', '.join(_name(ev, i) for i in vectors)} is 1-D: a per-channel operand")
@@ -536,9 +557,30 @@ class Facts:
                      f"error {c.max_abs:.3g}, {excess(c):.2g}x its tolerance{also}")
 
 
+#: A probe's error this many times the plain case's: the kernel read the elements the probe changed.
+READS_FACTOR = 10.0
+
+
+def error_of(res: CaseResult) -> float:
+    """The largest absolute error over a case's outputs (infinite where a NaN or Inf is wrong)."""
+    if any(c.nan_mismatches or c.inf_mismatches for c in res.comparisons):
+        return math.inf
+    return max((c.max_abs for c in res.comparisons), default=0.0)
+
+
+def reads_bumped(probe: CaseResult, plain: CaseResult) -> bool:
+    """The probe (elements the reference ignores raised by 1000) is wrong by far more than the plain case."""
+    return not probe.ok and error_of(probe) > READS_FACTOR * max(error_of(plain), 1e-6)
+
+
+def _bumped(ev: Evidence, i: int, region: str) -> CaseResult | None:
+    return next((r for j, where, r in ev.ignored if j == i and where == region), None)
+
+
 def _on_vector(ev: Evidence, r: CaseResult, f: Any) -> bool:
-    """The out-of-bounds finding ``f`` of case ``r`` is on a 1-D input: its allocation is the size of a 1-D input
-    (at 2, 4 or 8 bytes an element) and of no input of more dims."""
+    """The out-of-bounds finding ``f`` of case ``r`` is on a per-channel operand: its allocation is the size of a
+    1-D input (at 2, 4 or 8 bytes an element) and of no input of more dims, and some input has more dims (among 1-D
+    tensors alone, a read past the end has no longer dimension to come from: an elementwise update's edge)."""
     size = getattr(f, "allocation_size", None)
     if not size:
         return False
@@ -549,6 +591,8 @@ def _on_vector(ev: Evidence, r: CaseResult, f: Any) -> bool:
         return {n * k for k in (2, 4, 8)}
 
     tensors = [t for t in ev.spec.inputs if isinstance(t, Tensor)]
+    if not any(len(t.dims) >= 2 for t in tensors):
+        return False
     one = set().union(*(nbytes(t) for t in tensors if len(t.dims) == 1)) if tensors else set()
     more = set().union(*(nbytes(t) for t in tensors if len(t.dims) >= 2)) if tensors else set()
     return size in one and size not in more

@@ -122,9 +122,87 @@ def swapped_inputs(spec: Spec, i: int, j: int) -> Spec:
     return transformed(spec, t, reference_too=False)
 
 
+#: What the elements the reference ignores are set to: far from any value of ordinary data, finite in fp16.
+BUMP = 1000.0
+
+
+def ignored_region(spec: Spec, args: Sequence[Any], index: int, modes: dict[str, Any],
+                   region: str) -> torch.Tensor | None:
+    """The elements of input ``index`` that the reference's outputs do not depend on (zero float64 gradient under
+    positive random weights), restricted to ``region``: "boundary", those next to an element it uses (one step along
+    any dimension; the first element of a row it ignores whole, along the last one), or "far", the others. None when
+    the reference is not differentiable there or ignores nothing."""
+    x = args[index]
+    if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 1 and x.numel()):
+        return None
+    xs = [a.detach().to(torch.float64, copy=True) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
+          for a in args]
+    xs[index].requires_grad_(True)
+    try:
+        with torch.enable_grad():
+            out = spec.reference(*xs, **modes)
+            outs = [o for o in (out if isinstance(out, tuple) else (out,))
+                    if isinstance(o, torch.Tensor) and o.requires_grad]
+            if not outs:
+                return None
+            gen = torch.Generator().manual_seed(0)
+            total = sum(((o * (torch.rand(o.shape, generator=gen, dtype=torch.float64) + 0.5).to(o.device))
+                         .nan_to_num(0.0).sum() for o in outs), torch.zeros((), dtype=torch.float64))
+            (grad,) = torch.autograd.grad(total, xs[index], allow_unused=True)
+    except Exception:  # a reference that cannot be differentiated: no region
+        return None
+    if grad is None:
+        return None
+    used = grad.detach() != 0
+    ignored = ~used
+    if not bool(ignored.any()):
+        return None
+    near = torch.zeros_like(used)
+    for d in range(used.dim()):
+        n = used.shape[d]
+        if n > 1:
+            near.narrow(d, 1, n - 1).logical_or_(used.narrow(d, 0, n - 1))
+            near.narrow(d, 0, n - 1).logical_or_(used.narrow(d, 1, n - 1))
+    untouched_rows = ~used.any(dim=-1, keepdim=True)
+    near.narrow(-1, 0, 1).logical_or_(untouched_rows)
+    boundary = ignored & near
+    chosen = boundary if region == "boundary" else ignored & ~boundary
+    return chosen if bool(chosen.any()) else None
+
+
+def ignored_bumped(spec: Spec, index: int, region: str) -> Spec:
+    """The Spec whose kernel and reference both see input ``index`` with the elements the reference ignores (in
+    ``region``) raised by ``BUMP``: a right kernel does not read them either, so its error stays what it was; a
+    kernel whose mask lets one element too many through (``<=`` for ``<``) reads the boundary ones."""
+    kernel, reference, names = spec.kernel, spec.reference, set(spec.params)
+
+    def bump(args: Sequence[Any], modes: dict[str, Any]) -> list[Any]:
+        region_mask = ignored_region(spec, args, index, modes, region)
+        out = list(args)
+        if region_mask is not None:
+            x = same_layout(args[index])
+            x[region_mask.to(x.device)] += BUMP
+            out[index] = x
+        return out
+
+    n_in = len(spec.inputs)
+
+    @functools.wraps(kernel)  # __wrapped__: the wrapper keeps the launcher's framework (interpreter checks)
+    def k(*args: Any, **kwargs: Any) -> Any:
+        modes = {key: v for key, v in kwargs.items() if key in names}
+        return kernel(*bump(args[:n_in], modes), *args[n_in:], **kwargs)
+
+    def r(*args: Any, **kwargs: Any) -> Any:
+        return reference(*bump(args, kwargs), **kwargs)
+
+    # a callable baseline would see the inputs unbumped: left out (the plain one calls the wrapped reference)
+    baseline = spec.baseline if isinstance(spec.baseline, bool) else False
+    return dataclasses.replace(spec, kernel=k, reference=r, baseline=baseline)
+
+
 #: A probe's change of the Spec, described so that a worker process can rebuild it from the Spec's module:
 #: ("scaled", factor), ("ones", input index), ("transposed", input index), ("zeroed", None), ("stage", name),
-#: ("swapped", (i, j)).
+#: ("swapped", (i, j)), ("ignored", (input index, "boundary" | "far")).
 Variant = tuple[str, Any]
 
 
@@ -140,6 +218,8 @@ def apply_variant(spec: Spec, variant: Variant) -> Spec:
         return zeroed_outputs(spec)
     if kind == "swapped":
         return swapped_inputs(spec, int(arg[0]), int(arg[1]))
+    if kind == "ignored":
+        return ignored_bumped(spec, int(arg[0]), str(arg[1]))
     if kind == "stage":
         kernel, reference = spec.stages[arg]
         return dataclasses.replace(spec, kernel=kernel, reference=reference, stages={})

@@ -122,13 +122,14 @@ PROFILES: list[Profile] = [
             {("edge-pattern",): 0.75, ("edge-decided",): 0.75, ("tail-errors",): 0.6, ("oob-wide",): 0.6},
             {"oob": 0.1, "edge-decided": 0.1, "crash-illegal-address": 0.05, "config-dependent": 0.05},
             {**_AXIS, "oob-single-lane": 0.15, "ragged-passes": 0.3, "edge-accesses-clean": 0.3,
-             "layout-only": 0.3, "systematic-error": 0.3, "oob-vector": 0.3},
+             "layout-only": 0.3, "systematic-error": 0.3, "oob-vector": 0.3, "reads-one-past": 0.15},
             advice=lambda ev: "add the bounds mask (offs < n) to the load/store at the line the checks name; run "
             "compute-sanitizer memcheck (or kcheck in the interpreter) on the failing size for the line"),
     Profile("off-by-one-mask", "each out-of-bounds access is a single lane, one element past the end (or only the "
             "last element wrong)",
-            {("oob-single-lane", "edge-pattern"): 0.88, ("oob-single-lane",): 0.7, ("last-element-wrong",): 0.75},
-            {"edge-pattern": 0.0}, dict(_AXIS),
+            {("oob-single-lane", "edge-pattern"): 0.88, ("oob-single-lane",): 0.7, ("last-element-wrong",): 0.75,
+             ("reads-one-past",): 0.88},
+            {"edge-pattern": 0.0}, {**_AXIS, "reads-ignored": 0.3},
             advice=lambda ev: "check the mask's comparison: offs < n, not offs <= n"),
     Profile("tail-tile-dropped", "output elements never written past the last full block (or an edge pattern with "
             "no access out of bounds)",
@@ -214,7 +215,7 @@ PROFILES: list[Profile] = [
             {"square-only": 0.3, "edge-pattern": 0.3, "past-one-block": 0.3, "oob": 0.3, "layout-only": 0.3,
              "low-precision-only": 0.3, "large-mean-only": 0.3, "transposed-reference": 0.3,
              "arange-transposed": 0.3, "vector-ones-rescues": 0.3, "zeroed-rescues": 0.3,
-             "race-between-programs": 0.3, "nondeterministic": 0.3},
+             "race-between-programs": 0.3, "nondeterministic": 0.3, "reads-one-past": 0.3, "reads-ignored": 0.3},
             advice=lambda ev: "compare the kernel's constants and coefficients with the reference's term by term "
             "(a scale such as 1/ln 2 for exp2, a beta, an eps, a 1/n); run one tiny case by hand"),
     Profile("kernel-raises", "the kernel or its launcher raised",

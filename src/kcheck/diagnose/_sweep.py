@@ -18,7 +18,7 @@ from .._results import CaseResult, SpecReport, Status
 from .._spec import Spec, Tensor
 from ..cases import Case, fit, shape_of
 from ..run import RunOptions, execute
-from ._observe import most_severe_smallest
+from ._observe import most_severe_smallest, reads_bumped
 from ._probe import Prober
 
 SIZES = (1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1024)
@@ -54,6 +54,8 @@ class Evidence:
     stages: list[tuple[str, CaseResult]] = field(default_factory=list)
     configs: list[tuple[str, CaseResult]] = field(default_factory=list)  # other launch configs, smallest case
     precisions: list[tuple[str, CaseResult]] = field(default_factory=list)  # other precisions, smallest case
+    # input index, "boundary" | "far", the probe with the elements the reference ignores there raised by 1000
+    ignored: list[tuple[int, str, CaseResult]] = field(default_factory=list)
     lint: list[Any] = field(default_factory=list)  # static findings on the Spec's source file
     sanitizer: list[Any] = field(default_factory=list)  # compute-sanitizer findings (GPU)
     minimal: CaseResult | None = None
@@ -165,6 +167,7 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
     res = p.run(dataclasses.replace(case, repeats=3), "repeat", "3 more runs on the same inputs")
     ev.repeat = res
     ev.zeroed = p.run(case, "outputs", "outputs zeroed instead of poisoned", ("zeroed", None))
+    probe_ignored(p, ev, case)
     tensors = _input_tensors(ev.spec)
     if len(tensors) > 1:
         for i in tensors:
@@ -202,6 +205,27 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
                 ev.stages.append((stage, r))
                 if not r.ok:
                     break
+
+
+def probe_ignored(p: Prober, ev: Evidence, case: Case) -> None:
+    """Does the kernel read what the reference ignores? For each floating input (three at most), the elements the
+    reference's outputs do not depend on, next to those they do, are raised by 1000 for the kernel and the
+    reference alike; if that makes the kernel far more wrong, the elements farther away are tried too. Reading only
+    the first ones is a bound off by one (a mask's ``<=`` for ``<``, a window one too wide)."""
+    plain = ev.minimal
+    if plain is None or plain.status is not Status.FAILED:
+        return
+    for i in _input_tensors(ev.spec)[:3]:
+        near = p.run(case, "ignored", f"{_name(ev.spec, i)} + 1000 where the reference ignores it, next to what it "
+                     "uses", ("ignored", (i, "boundary")))
+        if near is None:
+            continue
+        ev.ignored.append((i, "boundary", near))
+        if reads_bumped(near, plain):
+            far = p.run(case, "ignored", f"{_name(ev.spec, i)} + 1000 where the reference ignores it, away from "
+                        "what it uses", ("ignored", (i, "far")))
+            if far is not None:
+                ev.ignored.append((i, "far", far))
 
 
 def _name(spec: Spec, i: int) -> str:

@@ -387,6 +387,9 @@ def judge(ex: Execution) -> CaseResult:
             cmp.passed = False
             cmp.reasons.append(f"no-op: the output is exactly {verdict.caught}, which this tolerance cannot tell "
                                "from the reference; the kernel did not compute it")
+        elif verdict.identical and not cmp.passed and result.noop is None:
+            result.noop = f"{names[i]} is exactly {verdict.identical}"
+            cmp.reasons.append(f"the output is exactly {verdict.identical}: the kernel did not compute it")
     for i, before in ex.snapshot.items():
         what = _changed(before, args[i])
         if what:
