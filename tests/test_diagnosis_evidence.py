@@ -381,3 +381,11 @@ def test_the_elements_the_reference_ignores_are_found_from_its_gradient_and_spli
     assert near.sum(-1).tolist() == [1, 1, 1, 1] and bool(near[:, 16 - 9].all())  # just below the window
     assert far.sum(-1).tolist() == [7, 7, 7, 7]
     assert ignored_region(spec_of.returns_input, [x, x], 0, {}, "boundary") is None  # a dense op ignores nothing
+
+
+def test_runs_that_differ_make_a_rescue_by_zeroed_outputs_a_race_not_an_uninitialized_accumulator():
+    """kcheck poisons outputs the same way at every run, so reading them gives the same wrong values each time; a
+    program that reads other programs' results before they are written (a scan's carry without a flag) differs from
+    run to run, and a zeroed run may pass by luck (seen on the H200)."""
+    assert _ranked("zeroed-rescues", "nondeterministic")[0] == "race"
+    assert _ranked("zeroed-rescues")[0] == "uninitialized-accumulator"
