@@ -389,3 +389,20 @@ def test_runs_that_differ_make_a_rescue_by_zeroed_outputs_a_race_not_an_uninitia
     run to run, and a zeroed run may pass by luck (seen on the H200)."""
     assert _ranked("zeroed-rescues", "nondeterministic")[0] == "race"
     assert _ranked("zeroed-rescues")[0] == "uninitialized-accumulator"
+
+
+def test_the_ones_experiment_runs_where_the_per_channel_operand_is_the_longest_dimension():
+    """A bias read along the rows: past the bias's end where there are more rows than channels (garbage on a GPU,
+    which ones cannot fix), inside it where there are fewer: the deciding experiment takes a case of the second
+    kind when one failed."""
+    from types import SimpleNamespace
+
+    from kcheck.diagnose._decide import _longest
+
+    spec = spec_of.bias_wrong_axis
+    ev = SimpleNamespace(spec=spec)
+    vec = next(i for i, t in enumerate(spec.inputs) if len(getattr(t, "dims", ())) == 1)
+    (dim,) = spec.inputs[vec].dims
+    other = next(d for d in spec.dim_names() if d != dim)
+    assert _longest(ev, vec, SimpleNamespace(case=SimpleNamespace(sizes={other: 17, dim: 33})))
+    assert not _longest(ev, vec, SimpleNamespace(case=SimpleNamespace(sizes={other: 129, dim: 1})))

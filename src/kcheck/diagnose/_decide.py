@@ -247,6 +247,14 @@ def _shift(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Deci
     return run.close("")
 
 
+def _longest(ev: Evidence, i: int, r: CaseResult) -> bool:
+    """Input ``i`` (1-D) is at least as long as every dimension of case ``r``."""
+    t = ev.spec.inputs[i]
+    dims = getattr(t, "dims", ())
+    own = r.case.sizes.get(dims[0], 0) if dims and isinstance(dims[0], str) else (dims[0] if dims else 0)
+    return all(own >= v for v in r.case.sizes.values())
+
+
 def _ones(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
     vectors = [i for i in range(len(ev.spec.inputs)) if is_vector(ev, i)]
     # a case whose values are wrong and whose accesses are clean: an index past the end of the operand reads
@@ -255,7 +263,10 @@ def _ones(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decis
              and r.status.value == "failed" and r.case.pattern == "randn"]
     if not vectors or not clean:
         return None
-    target = min(clean, key=lambda r: math.prod(max(v, 1) for v in r.case.sizes.values()))
+    # where the 1-D operands' own dimensions are the longest, an index taken along another dimension stays inside
+    # them and the ones can show it; a longer other dimension reads past their end (garbage on a GPU)
+    inside = [r for r in clean if all(_longest(ev, i, r) for i in vectors)]
+    target = min(inside or clean, key=lambda r: math.prod(max(v, 1) for v in r.case.sizes.values()))
     if ev.minimal is not None and target.case.id == ev.minimal.case.id and all(i in ev.ones for i in vectors):
         return None  # the probes of structure already ran it
     run = _Run(p, "ones", pair)
