@@ -260,6 +260,10 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                     row["minimal_debug"] = diag.minimal_case
                     row["debug_seconds"] = diag.seconds
                     row["repro"] = diag.notes[-1] if diag.notes else ""
+                    # what the ranking rested on, so that a confusion on a machine since given back can be read
+                    row["causes"] = [{"key": c.key, "score": c.score, "evidence": c.evidence[:5]}
+                                     for c in diag.causes[:3]]
+                    row["observations"] = sorted({o.kind for o in diag.observations})
                 rows.append(row)
                 if on_row is not None:
                     on_row(rows)
