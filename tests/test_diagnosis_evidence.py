@@ -406,3 +406,24 @@ def test_the_ones_experiment_runs_where_the_per_channel_operand_is_the_longest_d
     other = next(d for d in spec.dim_names() if d != dim)
     assert _longest(ev, vec, SimpleNamespace(case=SimpleNamespace(sizes={other: 17, dim: 33})))
     assert not _longest(ev, vec, SimpleNamespace(case=SimpleNamespace(sizes={other: 129, dim: 1})))
+
+
+def test_a_flat_point_of_a_used_element_is_not_an_element_the_reference_ignores():
+    """(p - t)**2 has a zero gradient where p == t, relu below zero: raising those elements changes the reference,
+    so they are used (an MSE with a lost partial sum was called an off-by-one from them on the H200)."""
+    import torch
+
+    from kcheck.diagnose._probe import ignored_region
+
+    p = torch.tensor([[1.0, 2.0, 3.0, 4.0]], dtype=torch.float64)
+    t = torch.tensor([[1.0, 0.0, 3.0, 0.0]], dtype=torch.float64)  # equal at columns 0 and 2
+    def sq(p: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        return ((p - t) ** 2).mean()
+
+    mse = kcheck.Spec(name="mse", kernel=sq, reference=sq,
+                      inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("M", "N")], dims={"M": kcheck.Dim(nominal=1)})
+    assert ignored_region(mse, [p, t], 0, {}, "boundary") is None
+    relu = kcheck.Spec(name="relu", kernel=torch.relu, reference=torch.relu, inputs=[kcheck.Tensor("M", "N")],
+                       dims={"M": kcheck.Dim(nominal=1)})
+    assert ignored_region(relu, [torch.tensor([[-1.0, 2.0, -3.0, 4.0]], dtype=torch.float64)], 0, {}, "boundary") \
+        is None

@@ -141,8 +141,8 @@ def ignored_region(spec: Spec, args: Sequence[Any], index: int, modes: dict[str,
     try:
         with torch.enable_grad():
             out = spec.reference(*xs, **modes)
-            outs = [o for o in (out if isinstance(out, tuple) else (out,))
-                    if isinstance(o, torch.Tensor) and o.requires_grad]
+            every = [o for o in (out if isinstance(out, tuple) else (out,)) if isinstance(o, torch.Tensor)]
+            outs = [o for o in every if o.requires_grad]
             if not outs:
                 return None
             gen = torch.Generator().manual_seed(0)
@@ -167,7 +167,24 @@ def ignored_region(spec: Spec, args: Sequence[Any], index: int, modes: dict[str,
     near.narrow(-1, 0, 1).logical_or_(untouched_rows)
     boundary = ignored & near
     chosen = boundary if region == "boundary" else ignored & ~boundary
-    return chosen if bool(chosen.any()) else None
+    if not bool(chosen.any()):
+        return None
+    # a zero gradient is also a flat point of a used element ((p - t)**2 at p == t, relu below 0): the region counts
+    # only if raising it leaves the reference's outputs as they were
+    bumped = list(xs)
+    bumped[index] = xs[index].detach().clone()
+    bumped[index][chosen] += BUMP
+    try:
+        after = spec.reference(*bumped, **modes)
+    except Exception:
+        return None
+    before = [o.detach() for o in every]
+    after_t = [o for o in (after if isinstance(after, tuple) else (after,)) if isinstance(o, torch.Tensor)]
+    if len(after_t) != len(before) or not all(
+            a.shape == b.shape and bool(torch.allclose(a.detach(), b, rtol=1e-9, atol=1e-12, equal_nan=True))
+            for a, b in zip(after_t, before, strict=False)):
+        return None
+    return chosen
 
 
 def ignored_bumped(spec: Spec, index: int, region: str) -> Spec:
