@@ -249,6 +249,9 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                     "assert_close": _baseline(one_shape, spec) if not skipped_all else None,
                     "diagnosis": None, "diagnosis_ok": None, "minimal_debug": None, "debug_seconds": None,
                     "large": large,
+                    # why the smallest failing case failed, in words (a control's false positive on a machine since
+                    # given back must be readable from the table)
+                    "reason": "; ".join(smallest.reasons)[:400] if smallest else "",
                 }
                 if diagnose and buggy_here and (bad or static or sanitized):
                     diag = debug(spec, report=spec_report, budget=budget, out_dir=ROOT / "kcheck-debug" / "zoo",
