@@ -4,6 +4,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+import torch
+import triton
+import triton.language as tl
 
 from kcheck._resources import Resources, parse_ptxas
 
@@ -64,6 +67,28 @@ def test_triton_kernels_compile_for_sm90_without_a_gpu():
 
 
 @pytest.mark.interpreter
+@triton.jit
+def _twice(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, 2 * tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def twice(x: torch.Tensor, out: torch.Tensor) -> None:  # writes into the buffer the caller gives
+    _twice[(triton.cdiv(x.numel(), 128),)](x, out, x.numel(), BLOCK=128)
+
+
+def test_a_launcher_with_declared_outputs_gets_its_resources():
+    """A launcher that writes into buffers the caller allocates (``Spec(outputs=...)``) is given them for the launch
+    that learns its kernels, as a case gives them (the report's launch called it with the inputs only)."""
+    import kcheck
+    from kcheck.run import spec_resources
+
+    spec = kcheck.Spec(name="twice_into", kernel=twice, reference=lambda x: 2 * x, inputs=[kcheck.Tensor("N")],
+                       outputs=[kcheck.Tensor("N")], dims={"N": kcheck.Dim(nominal=256, real=())})
+    res = spec_resources(spec)
+    assert res and res[0].registers > 0
+
+
 def test_cuda_examples_skip_on_the_cpu_with_their_resources():
     import importlib
 

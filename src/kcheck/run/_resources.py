@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
+
 from .._device import detect, interpreter_active
+from .._dtypes import PRECISIONS
 from .._resources import Resources
 from .._spec import Spec
 from ..backends import backend_of
-from ..cases import build_matrix, call_kernel, make_args
+from ..cases import build_matrix, call_kernel, make_args, shape_of
 
 
 def spec_resources(spec: Spec, arch: int = 90) -> list[Resources]:
@@ -18,7 +21,12 @@ def spec_resources(spec: Spec, arch: int = 90) -> list[Resources]:
 
     def launch() -> Any:
         case = next(c for c in build_matrix(spec, detect()) if c.axis == "size" and c.skip is None)
-        args = make_args(spec, case, "cpu" if interpreter_active() else "cuda")
+        device = "cpu" if interpreter_active() else "cuda"
+        args = make_args(spec, case, device)
+        if spec.outputs is not None:  # the launcher writes into buffers the caller allocates, as a case gives them
+            storage = PRECISIONS[case.precision].storage
+            args += [torch.zeros(shape_of(t.dims, case.sizes), dtype=getattr(t, "dtype", None) or storage,
+                                 device=device) for t in spec.outputs]
         return call_kernel(spec.kernel, spec, case, args)
 
     return backend_of(spec.kernel).resources(spec.kernel, launch, arch)
