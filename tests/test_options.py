@@ -36,7 +36,7 @@ EXPLICIT = {"dtypes": ("fp16,fp32", ("fp16", "fp32")), "patterns": ("zeros", ("z
 #: Wrong values of every setting (each one must be a SpecError naming the setting).
 BAD: dict[str, list[Any]] = {
     "tier": [None, "fast", 1], "dtypes": [5, [], "fp33", [None]], "patterns": [["randm"], [], 3],
-    "seeds": [0, -1, "2", True, 1.5], "large": ["no", 1, None], "cases": [[], 5, [""], b"x"],
+    "seeds": [0, -1, "2", True, 1.5, 10**6], "large": ["no", 1, None], "cases": [[], 5, [""], b"x"],
     "isolate": [1, "yes", None], "timeout": [0, -1, math.nan, "60", True, None],
     "interpreter_checks": [None, 0], "order": ["sideways", None], "resources": [None, "true"],
     "workers": [0, -1, "x", True, 1.5, "2.5", None],

@@ -23,6 +23,7 @@ def ok(**kw):
     ({"reduce": ["K"]}, "reduce='K': name a dimension the spec uses: ['N']"),
     ({"patterns": ["gaussian"]}, "patterns='gaussian': use names from"),
     ({"seeds": 0}, "seeds=0: give an int >= 1"),
+    ({"seeds": 22704717}, "seeds=22704717: give an int >= 1 and <= 1000"),
     ({"baseline_factor": 0.5}, "baseline_factor=0.5: give a float >= 1"),
     ({"properties": [lambda ctx: None]}, "use kcheck.props.* or kcheck.Property(name, fn)"),
 ])

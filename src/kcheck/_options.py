@@ -33,7 +33,7 @@ from typing import Any
 
 from ._dtypes import PRECISIONS, precision
 from ._errors import EnvironmentProblem, SpecError
-from ._spec import PATTERNS
+from ._spec import MAX_SEEDS, PATTERNS
 from .cases import TIERS
 from .interpret import ORDERS
 
@@ -188,9 +188,9 @@ def _precision_name(item: Any) -> str:
 
 
 def _seeds(name: str, value: Any) -> int | None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-        raise SpecError(name, value, "give an int >= 1 (how many random seeds the nominal case uses), or None for "
-                        "the Spec's own")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SEEDS):
+        raise SpecError(name, value, f"give an int >= 1 and <= {MAX_SEEDS} (how many random seeds the nominal case "
+                        "uses), or None for the Spec's own")
     return value
 
 
