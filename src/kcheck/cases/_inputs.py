@@ -51,6 +51,14 @@ def shape_of(dims: Sequence[str | int], sizes: Mapping[str, int]) -> tuple[int, 
     return tuple(sizes[d] if isinstance(d, str) else d for d in dims)
 
 
+def output_buffers(spec: Spec, case: Case, device: str) -> list[torch.Tensor]:
+    """Uninitialized buffers for the Spec's declared ``outputs`` at ``case`` (the caller fills them: poison, zeros);
+    [] when the kernel returns its outputs."""
+    storage = PRECISIONS[case.precision].storage
+    return [torch.empty(shape_of(t.dims, case.sizes), dtype=t.dtype or storage, device=device)
+            for t in spec.outputs or ()]
+
+
 def make_args(spec: Spec, case: Case, device: str) -> list[Any]:
     """The kernel's input arguments for ``case`` (outputs are allocated by the runner)."""
     sizes = case.sizes

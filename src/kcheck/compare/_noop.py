@@ -62,11 +62,12 @@ def noop_guard(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance, inp
         differs = int((~((cand == e_r) | (torch.isnan(cand) & torch.isnan(e_r)))).sum())
         if differs == 0:  # the true answer *is* this candidate (zeros in, zeros out): nothing to tell apart
             continue
-        if same and identical is None and differs >= max(1, n // 100):
+        exactly = same and differs >= max(1, n // 100)
+        if exactly and identical is None:
             identical = name
         if not passes:
             continue
         weak.append(name)
-        if same and caught is None and differs >= max(1, n // 100):
+        if exactly and caught is None:
             caught = name
     return NoopVerdict(tuple(weak), caught, identical)

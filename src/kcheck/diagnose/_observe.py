@@ -487,7 +487,7 @@ class Facts:
             near, far = _bumped(ev, i, "boundary"), _bumped(ev, i, "far")
             if near is None or not reads_bumped(near, plain):
                 continue
-            name = getattr(ev.spec.inputs[i], "name", None) or f"input {i}"
+            name = _name(ev, i)
             if far is not None and reads_bumped(far, plain):
                 self.add("reads-ignored", f"the kernel reads elements of {name} that the reference ignores, also "
                          f"away from those it uses ({plain.case.id}: raising them by 1000 takes the error from "
@@ -561,11 +561,14 @@ class Facts:
 READS_FACTOR = 10.0
 
 
+def max_abs(res: CaseResult) -> float:
+    """The largest finite absolute error over a case's outputs."""
+    return max((c.max_abs for c in res.comparisons), default=0.0)
+
+
 def error_of(res: CaseResult) -> float:
     """The largest absolute error over a case's outputs (infinite where a NaN or Inf is wrong)."""
-    if any(c.nan_mismatches or c.inf_mismatches for c in res.comparisons):
-        return math.inf
-    return max((c.max_abs for c in res.comparisons), default=0.0)
+    return math.inf if _nonfinite(res) else max_abs(res)
 
 
 def reads_bumped(probe: CaseResult, plain: CaseResult) -> bool:
@@ -625,7 +628,7 @@ def _error_growth(ev: Evidence) -> str | None:
     another story)."""
     for d in ev.spec.reduce:
         rows = ev.sizes.get(d, [])
-        errs = [(v, max((c.max_abs for c in r.comparisons), default=0.0)) for v, _, r in rows if v >= 32
+        errs = [(v, max_abs(r)) for v, _, r in rows if v >= 32
                 and severity(r) <= Severity.ROUNDING]
         if len(errs) >= 3 and errs[-1][1] > 4 * max(errs[0][1], 1e-30):
             return f"the error grows with {d}: {errs[0][1]:.2g} at {errs[0][0]}, {errs[-1][1]:.2g} at {errs[-1][0]}"

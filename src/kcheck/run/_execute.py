@@ -22,7 +22,7 @@ from .._device import DeviceInfo, interpreter_active, is_out_of_memory, release_
 from .._dtypes import PRECISIONS, ulp_spacing
 from .._findings import Finding, deduplicate
 from .._results import CaseResult, Determinism, PropertyOutcome, Reason, ReasonKind, Status, Timing
-from .._spec import Spec, Tensor
+from .._spec import Spec
 from ..backends import Backend, backend_of, kernel_frame
 from ..cases import (
     SNAPSHOT_MAX_ELEMENTS,
@@ -32,7 +32,7 @@ from ..cases import (
     call_reference,
     index_range_problem,
     make_args,
-    shape_of,
+    output_buffers,
     upcast,
 )
 from ..compare import (
@@ -136,13 +136,9 @@ class _Kernel:
     def outputs(self, args: Sequence[Any]) -> tuple[list[torch.Tensor], list[torch.Tensor | None]]:
         """Run once; return the outputs and, per output, where it still holds poison (None if unknown)."""
         spec, case = self.spec, self.case
-        storage = PRECISIONS[case.precision].storage
         if spec.outputs is not None:
-            outs = []
-            for t in spec.outputs:
-                assert isinstance(t, Tensor)
-                buf = torch.empty(shape_of(t.dims, case.sizes), dtype=t.dtype or storage, device=self.device)
-                outs.append(buf.zero_() if t.pattern == "zeros" else poison_(buf) if self.poison else buf)
+            outs = [buf.zero_() if t.pattern == "zeros" else poison_(buf) if self.poison else buf
+                    for t, buf in zip(spec.outputs, output_buffers(spec, case, self.device), strict=True)]
             self._timed(lambda: call_kernel(spec.kernel, spec, case, [*args, *outs]))
             masks = [None if (t.pattern == "zeros" or not self.poison) else unwritten_mask(o)
                      for t, o in zip(spec.outputs, outs, strict=True)]

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import torch
-
 from .._device import detect, interpreter_active
-from .._dtypes import PRECISIONS
 from .._resources import Resources
 from .._spec import Spec
 from ..backends import backend_of
-from ..cases import build_matrix, call_kernel, make_args, shape_of
+from ..cases import build_matrix, call_kernel, make_args, output_buffers
 
 
 def spec_resources(spec: Spec, arch: int = 90) -> list[Resources]:
@@ -23,10 +20,8 @@ def spec_resources(spec: Spec, arch: int = 90) -> list[Resources]:
         case = next(c for c in build_matrix(spec, detect()) if c.axis == "size" and c.skip is None)
         device = "cpu" if interpreter_active() else "cuda"
         args = make_args(spec, case, device)
-        if spec.outputs is not None:  # the launcher writes into buffers the caller allocates, as a case gives them
-            storage = PRECISIONS[case.precision].storage
-            args += [torch.zeros(shape_of(t.dims, case.sizes), dtype=getattr(t, "dtype", None) or storage,
-                                 device=device) for t in spec.outputs]
+        # a launcher that writes into buffers the caller allocates gets them, as a case gives them
+        args += [buf.zero_() for buf in output_buffers(spec, case, device)]
         return call_kernel(spec.kernel, spec, case, args)
 
     return backend_of(spec.kernel).resources(spec.kernel, launch, arch)
