@@ -427,3 +427,10 @@ def test_a_flat_point_of_a_used_element_is_not_an_element_the_reference_ignores(
                        dims={"M": kcheck.Dim(nominal=1)})
     assert ignored_region(relu, [torch.tensor([[-1.0, 2.0, -3.0, 4.0]], dtype=torch.float64)], 0, {}, "boundary") \
         is None
+
+
+def test_no_ignored_elements_probe_is_spent_on_a_dense_operation(tmp_path):
+    """The reference of an elementwise lerp depends on every input element: the probe that raises ignored elements
+    has nothing to raise and is not run."""
+    diag = debug(spec_of.returns_input, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    assert diag.experiments and not [e for e in diag.experiments if e.axis == "ignored"], format_diagnosis(diag)
