@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -124,15 +123,6 @@ def _baseline(check: Callable[[Spec], bool], spec: Spec) -> bool:
         return check(spec)
 
 
-def _may_fit_later(skip: str | None) -> bool:
-    """A case skipped for the GPU's free memory may run once the other parts give theirs back; one that needs more
-    than the whole GPU never will (waiting for it cost a held-out round 240 s per such Spec on the H200)."""
-    found = re.search(r"needs ~([0-9.]+) GiB, .* GiB free", skip or "")
-    if found is None:
-        return False
-    return float(found.group(1)) * 2**30 < 0.85 * torch.cuda.mem_get_info()[1]
-
-
 def _large_cases(spec: Spec, spec_report: object, seeds: int | None, wait: float = 240.0) -> str:
     """Run the past-2**31 cases one process at a time per GPU (they are sized to the GPU's free memory, which
     parallel parts share) and put their results in place of the skipped entries. A case skipped for memory is
@@ -151,7 +141,9 @@ def _large_cases(spec: Spec, spec_report: object, seeds: int | None, wait: float
             large = [c for c in kcheck.matrix(spec, seeds=seeds) if c.axis == "large"]
             if not large:
                 return "no large case"
-            if not any(_may_fit_later(c.skip) for c in large) or time.monotonic() > deadline:
+            # skipped for the memory other parts hold: it may fit once they give it back (one that needs more than
+            # the whole GPU is skipped in other words, and not waited for)
+            if not any("GiB free" in (c.skip or "") for c in large) or time.monotonic() > deadline:
                 break
             time.sleep(5)
         ids = [c.id for c in large if c.skip is None]
