@@ -17,6 +17,7 @@ import torch
 
 import kcheck
 from kcheck.bench import (
+    GRAPH,
     BenchStatus,
     Change,
     Cost,
@@ -367,7 +368,34 @@ def test_gpu_graph_replay(tmp_path: Path) -> None:
     spec = _gpu_spec(tmp_path, "bench_add")
     small = kcheck.bench.bench(spec, baseline=tmp_path / "b.json", cases="N=37,", graph=True, roofline=False)
     (c,) = small.cases()
-    assert c.method == "graph" and c.summary is not None and c.summary.median_ms < 0.02, c.notes
+    assert c.method == GRAPH and c.summary is not None and c.summary.median_ms < 0.02, c.notes
+
+
+@pytest.mark.gpu
+def test_gpu_the_read_flush_evicts_the_inputs_from_the_l2_cache() -> None:
+    """The flush before each timed call only reads: it must still evict the previous call's data, so a sum over
+    32 MB (which fits the L2 cache of an H100/H200) is timed reading memory, slower than the same sum repeated on a
+    warm cache. (Measured on an H200: 17.5 us flushed.)"""
+    import torch
+
+    from kcheck.bench._timing import TimingOptions, time_events
+
+    x = torch.randn(8 << 20, device="cuda")
+    out = torch.empty((), device="cuda")
+    fn = lambda: torch.sum(x, dim=0, out=out)  # noqa: E731
+    flushed = float(np.median(time_events(fn, TimingOptions(rep_ms=100.0))))
+    fn()
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(200)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(200)]
+    for s, e in zip(starts, ends, strict=True):
+        torch.cuda._sleep(100_000)  # keeps the GPU ahead of the CPU's launches, as the flush does, touching no memory
+        s.record()
+        fn()
+        e.record()
+    torch.cuda.synchronize()
+    warm = float(np.median([s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)]))
+    assert flushed > 1.2 * warm, (flushed, warm)
 
 
 def test_graph_replay_rotates_over_enough_copies_to_pass_the_l2_cache():

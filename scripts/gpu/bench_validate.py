@@ -4,7 +4,8 @@
 2. a planted ~15% slowdown against the fast kernel's baseline 30 times: flagged every time;
 3. the spread (coefficient of variation of the reported time, the interquartile mean, over 30 runs) of
    ``kcheck bench`` beside plain ``triton.testing.do_bench`` (its default mean, and its median) measured in the
-   same run, interleaved, for a kernel of >= 50 us and one of ~5 us: kcheck's no worse than do_bench's.
+   same run, interleaved, for a kernel of >= 50 us and one of ~5 us: kcheck's no worse than do_bench's (the
+   lower of its mean's and its median's).
 
 Usage: python scripts/gpu/bench_validate.py OUT_DIR [--quick]. Writes OUT_DIR/bench_validation.json and
 OUT_DIR/bench_validation.md; exits 1 when an expectation fails. Without a GPU it says so, runs the statistics and
@@ -139,9 +140,10 @@ def gpu(out: Path, quick: bool) -> tuple[dict[str, object], list[str]]:
         print(f"{name}: median {row['median_us']:.2f} us; CV of the reported time over {runs} runs: kcheck "
               f"{row['cv_kcheck']:.3%}, do_bench {row['cv_do_bench']:.3%} (mean), {row['cv_do_bench_median']:.3%} "
               f"(median)  ({time.perf_counter() - t0:.0f} s)", flush=True)
-        if row["cv_kcheck"] > row["cv_do_bench"]:  # type: ignore[operator]
+        best = min(_cv(db_mean), _cv(db_median))
+        if row["cv_kcheck"] > best:  # type: ignore[operator]
             failures.append(f"{name}: kcheck's CV {row['cv_kcheck']:.3%} is worse than do_bench's "
-                            f"{row['cv_do_bench']:.3%} (one-sided F test p={row['p_kcheck_worse']:.2g})")
+                            f"{best:.3%} (one-sided F test against its mean p={row['p_kcheck_worse']:.2g})")
     if spread["scale_big"]["median_us"] < 50:  # type: ignore[operator]
         failures.append(f"the large kernel took {spread['scale_big']['median_us']:.1f} us, not >= 50 us")
     results["spread"] = spread

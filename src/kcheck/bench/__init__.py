@@ -16,9 +16,9 @@ from ._plan import Cost, CostContext, configure, is_timing_case, select_cases
 from ._report import format_bench, format_case
 from ._stats import Change, Comparison, Summary, compare
 from ._store import Entry, Store
-from ._timing import TimingOptions
+from ._timing import EVENTS, GRAPH, TimingOptions
 
-__all__ = ["ALPHA", "MARGIN", "MARGIN_LOCKED", "BenchReport", "BenchStatus", "CaseBench", "Change", "Comparison",
-           "Cost", "CostContext", "Entry", "Environment", "ExitCode", "Roofline", "SpecBench", "Store", "Summary",
-           "TimingOptions", "add_cli", "bench", "compare", "configure", "exit_code", "format_bench", "format_case",
-           "is_timing_case", "judge", "run_cli", "select_cases"]
+__all__ = ["ALPHA", "EVENTS", "GRAPH", "MARGIN", "MARGIN_LOCKED", "BenchReport", "BenchStatus", "CaseBench", "Change",
+           "Comparison", "Cost", "CostContext", "Entry", "Environment", "ExitCode", "Roofline", "SpecBench", "Store",
+           "Summary", "TimingOptions", "add_cli", "bench", "compare", "configure", "exit_code", "format_bench",
+           "format_case", "is_timing_case", "judge", "run_cli", "select_cases"]

@@ -20,7 +20,7 @@ from ._env import Environment, current
 from ._plan import Cost, CostContext, plan_of, select_cases
 from ._stats import Change, Comparison, Summary, compare
 from ._store import Entry, Store
-from ._timing import Timed, TimingOptions
+from ._timing import EVENTS, Timed, TimingOptions
 from ._worker import InProcess, SpecSource, Worker, WorkerFailure
 
 #: The margin past which a significant slowdown is a regression: 10%, or 5% when the clocks are locked
@@ -67,7 +67,7 @@ class CaseBench:
 
     case: str
     status: BenchStatus
-    method: str = "events"
+    method: str = EVENTS
     summary: Summary | None = None
     comparison: Comparison | None = None
     baseline_median_ms: float | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._bench import NO_GPU_CASE, BenchReport, BenchStatus, CaseBench
+from ._timing import EVENTS
 
 _MARK = {BenchStatus.RECORDED: "recorded", BenchStatus.UNCHANGED: "ok", BenchStatus.REGRESSION: "REGRESSION",
          BenchStatus.SPEEDUP: "faster", BenchStatus.ERROR: "ERROR", BenchStatus.CRASHED: "CRASHED",
@@ -23,7 +24,7 @@ def format_case(c: CaseBench) -> str:
     parts = [f"{_MARK[c.status]:>10}  {c.case}"]
     if c.summary is not None:
         s = c.summary
-        how = f", {c.method}" if c.method != "events" else ""
+        how = f", {c.method}" if c.method != EVENTS else ""
         parts.append(f"{s.iqm_ms * 1000:.4g} us (interquartile mean; median {s.median_ms * 1000:.4g} us, cv "
                      f"{s.cv:.1%}, n={s.n}{how})")
     if c.comparison is not None:

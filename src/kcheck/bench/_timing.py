@@ -1,10 +1,19 @@
-"""Timing on a CUDA GPU: ``triton.testing.do_bench`` (warm-up, the L2 cache flushed before every run, device
-events) with a sample large enough for a rank test, or CUDA graph replay for kernels of a few microseconds.
+"""Timing on a CUDA GPU: device events around each call after a warm-up, the L2 cache flushed before every call by
+*reading* a 256 MB buffer; or CUDA graph replay for kernels of a few microseconds.
+
+Why a read and not ``triton.testing.do_bench``'s zeroing of the buffer: a written flush leaves the L2 cache full of
+dirty lines, which the timed kernel writes back to memory as it evicts them. On an H200 that write-back made every
+invocation of do_bench's loop settle into one of two values for its whole run (a 131 us kernel 130.95 or 131.9 us,
+a 9 us kernel 8.47 or 9.05 us), independently from one invocation to the next: a coefficient of variation over 30
+invocations of 0.25% and 3.3%. Flushing by a read (the cache is left holding clean lines, evicted for free) gave
+0.032% and 0.47% on the same kernels in the same session, and times closer to the kernel's own (127.5 and 7.8 us)
+(scripts/gpu/bench_flush.py; the figures are in docs/bench.md).
 
 Graph replay (``graph=True``) captures many calls of the kernel in one CUDA graph, so the CPU's launch overhead
 (several microseconds, as long as a small kernel) is not timed; the calls rotate over copies of the inputs that
 together exceed twice the L2 cache, so that each call reads its inputs from memory, and the L2 cache is flushed
-before every replay. It measures the kernel as a model running under CUDA graphs sees it, not as an eager launch.
+(by a read) before every replay. It measures the kernel as a model running under CUDA graphs sees it, not as an
+eager launch.
 """
 
 from __future__ import annotations
@@ -17,7 +26,12 @@ from typing import Any
 
 import torch
 
-#: Bytes written to flush the L2 cache when ``triton.testing.do_bench`` cannot be used (as Triton does: 256 MB).
+#: The timing methods' names, part of a baseline's key. "-readflush": the L2 cache is flushed by a read (timings
+#: taken with a written flush, named plain "events" and "graph", are never compared with these).
+EVENTS = "events-readflush"
+GRAPH = "graph-readflush"
+
+#: Bytes read to flush the L2 cache (as many as Triton's do_bench writes: 256 MB).
 FLUSH_BYTES = 256 * 2**20
 
 
@@ -34,7 +48,8 @@ class TimingOptions:
 
     @property
     def method(self) -> str:
-        return "graph" if self.graph else "events"
+        """The method's name, part of a baseline's key: timings of different methods are never compared."""
+        return GRAPH if self.graph else EVENTS
 
 
 @dataclass
@@ -42,24 +57,31 @@ class Timed:
     """What a worker measured for one case (milliseconds per call)."""
 
     samples_ms: list[float] = field(default_factory=list)
-    method: str = "events"
+    method: str = EVENTS
     bytes_estimate: float | None = None
     notes: list[str] = field(default_factory=list)
     error: str | None = None
 
 
-def _flush_buffer() -> torch.Tensor:
-    return torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+class _Flush:
+    """Evicts the L2 cache by reading ``FLUSH_BYTES`` (a sum into a device scalar: nothing is written back later)."""
+
+    def __init__(self) -> None:
+        self.buf = torch.zeros(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+        self.acc = torch.empty((), dtype=torch.int64, device="cuda")
+
+    def __call__(self) -> None:
+        torch.sum(self.buf, dim=0, out=self.acc)
 
 
-def estimate_ms(fn: Callable[[], Any], runs: int = 3) -> float:
+def estimate_ms(fn: Callable[[], Any], runs: int = 3, flush: Callable[[], None] | None = None) -> float:
     """A first estimate of one call's time (L2 cache flushed before each), after one untimed call."""
     fn()
-    flush = _flush_buffer()
+    flush = flush or _Flush()
     torch.cuda.synchronize()
     total = 0.0
     for _ in range(runs):
-        flush.zero_()
+        flush()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         fn()
@@ -69,37 +91,37 @@ def estimate_ms(fn: Callable[[], Any], runs: int = 3) -> float:
     return max(total / runs, 1e-4)
 
 
-def _events_loop(fn: Callable[[], Any], warmup_ms: float, n: int) -> list[float]:
-    """The same loop as ``triton.testing.do_bench`` for a Triton without ``return_mode='all'``."""
-    flush = _flush_buffer()
-    est = estimate_ms(fn)
-    for _ in range(max(1, int(warmup_ms / est))):
+def _flush_ms(flush: Callable[[], None]) -> float:
+    flush()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(3):
+        flush()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / 3
+
+
+def time_events(fn: Callable[[], Any], options: TimingOptions) -> list[float]:
+    """Per-call times (ms): device events around each call, the L2 cache flushed by a read before each, after
+    ``options.warmup_ms`` of untimed calls; ``options.rep_ms`` of calls and flushes, stretched so that at least
+    ``options.min_samples`` calls are timed, at most ``options.max_seconds``."""
+    flush = _Flush()
+    est = estimate_ms(fn, flush=flush)
+    per_run = est + _flush_ms(flush)
+    for _ in range(max(1, int(options.warmup_ms / est))):
         fn()
+    rep = min(max(options.rep_ms, options.min_samples * per_run * 1.2), options.max_seconds * 1000)
+    n = max(options.min_samples, int(rep / per_run))
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
     for s, e in zip(starts, ends, strict=True):
-        flush.zero_()
+        flush()
         s.record()
         fn()
         e.record()
     torch.cuda.synchronize()
-    return [s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)]
-
-
-def time_events(fn: Callable[[], Any], options: TimingOptions) -> list[float]:
-    """Per-call times (ms) by ``triton.testing.do_bench``, its repetition time stretched so that at least
-    ``options.min_samples`` runs are timed (a flush of the L2 cache takes about as long as a small kernel, and
-    do_bench counts it in its estimate)."""
-    est = estimate_ms(fn)
-    flush_ms = 0.1  # writing 256 MB at ~3 TB/s, counted by do_bench in its per-run estimate
-    rep = min(max(options.rep_ms, options.min_samples * (est + flush_ms) * 1.2), options.max_seconds * 1000)
-    try:
-        import triton.testing  # type: ignore[import-untyped]
-
-        times = triton.testing.do_bench(fn, warmup=options.warmup_ms, rep=rep, return_mode="all")
-    except (ImportError, AssertionError, TypeError):  # no Triton, or one without return_mode="all"
-        times = _events_loop(fn, options.warmup_ms, max(options.min_samples, int(rep / (est + flush_ms))))
-    return [float(t) for t in times]
+    return [float(s.elapsed_time(e)) for s, e in zip(starts, ends, strict=True)]
 
 
 def input_copies(args: Sequence[Any], free_bytes: int, l2: int) -> int:
@@ -131,7 +153,8 @@ def time_graph(make_call: Callable[[Sequence[Any]], Callable[[], Any]], args: Se
     k = input_copies(args, free, l2_bytes())
     sets = [list(args)] + [[_clone(a) for a in args] for _ in range(k - 1)]
     calls = [make_call(s) for s in sets]
-    est = estimate_ms(calls[0])
+    flush = _Flush()
+    est = estimate_ms(calls[0], flush=flush)
     per_graph = max(k, min(1000, int(2.0 / est)))  # about 2 ms of kernel time per replay
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
@@ -145,7 +168,6 @@ def time_graph(make_call: Callable[[Sequence[Any]], Callable[[], Any]], args: Se
         for i in range(per_graph):
             calls[i % k]()
     torch.cuda.synchronize()
-    flush = _flush_buffer()
     deadline = time.perf_counter() + options.warmup_ms / 1000
     while time.perf_counter() < deadline:
         graph.replay()
@@ -155,7 +177,7 @@ def time_graph(make_call: Callable[[Sequence[Any]], Callable[[], Any]], args: Se
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
     for s, e in zip(starts, ends, strict=True):
-        flush.zero_()
+        flush()
         s.record()
         graph.replay()
         e.record()
@@ -166,7 +188,7 @@ def time_graph(make_call: Callable[[Sequence[Any]], Callable[[], Any]], args: Se
 
 def measure_peaks(copy_bytes: int = 2**30, matmul_n: int = 8192) -> dict[str, float]:
     """This GPU's measured peaks: a device-to-device copy's bandwidth (bytes read + written per second) and a
-    bf16 matmul's rate (FLOP/s), each the median of ``triton.testing.do_bench``'s runs (or of event timings)."""
+    bf16 matmul's rate (FLOP/s), each the median of ``time_events``' runs."""
     free, _ = torch.cuda.mem_get_info()
     nbytes = min(copy_bytes, free // 8)
     src = torch.empty(nbytes // 4, dtype=torch.float32, device="cuda").normal_()

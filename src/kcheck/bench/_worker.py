@@ -24,7 +24,7 @@ from .._dtypes import PRECISIONS
 from .._spec import Spec, Tensor
 from ..cases import Case, call_kernel, make_args
 from ..run import die_with_parent
-from ._timing import Timed, TimingOptions, measure_peaks, time_events, time_graph
+from ._timing import EVENTS, Timed, TimingOptions, measure_peaks, time_events, time_graph
 
 #: Seconds a new worker may take to import torch, Triton and the Spec's module.
 STARTUP_LIMIT = 300.0
@@ -82,7 +82,7 @@ def time_case(spec: Spec, case: Case, options: TimingOptions) -> Timed:
                 return out
             except Exception as exc:  # a kernel that synchronizes or allocates cannot be captured
                 torch.cuda.synchronize()
-                out.method = "events"
+                out.method = EVENTS
                 out.notes.append(f"CUDA graph capture failed ({_short(exc)}): timed by events instead")
         out.samples_ms = time_events(call, options)
     except Exception as exc:
