@@ -434,3 +434,49 @@ def test_no_ignored_elements_probe_is_spent_on_a_dense_operation(tmp_path):
     has nothing to raise and is not run."""
     diag = debug(spec_of.returns_input, budget=20, out_dir=tmp_path, repro=False, maps=False)
     assert diag.experiments and not [e for e in diag.experiments if e.axis == "ignored"], format_diagnosis(diag)
+
+
+def test_a_scale_and_a_shift_on_the_wrong_axis_are_shown_by_both_at_ones(tmp_path):
+    """Two per-channel operands read with the column index: wrong on square shapes too, and neither at ones alone
+    rights the values; both at ones together do."""
+    diag = debug(spec_of.affine_wrong_axis, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-axis", text
+    assert diag.top.hallmark_seen and "vector-ones-rescues" in _kinds(diag.top.supports), text
+
+
+def test_nan_only_on_rows_of_one_or_two_elements_is_a_zero_denominator_not_an_edge(tmp_path):
+    """A masked mean dividing by the count of kept elements: NaN where a row keeps none (zeros; randn rows of one or
+    two elements); every longer ragged size passes, so no block edge is involved."""
+    diag = debug(spec_of.masked_mean_zero_count, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "division-by-zero", text
+    assert diag.top.hallmark_seen and diag.top.score >= 0.7, text
+    assert "edge-pattern" not in _kinds(diag.observations), text
+    assert "nonfinite-short" in _kinds(diag.observations), text
+
+
+def test_an_eps_of_another_size_shows_on_data_scaled_down(tmp_path):
+    """An RMSNorm with eps 1e-8 where the contract has 1e-6: right on the nominal randn case, wrong on rows of one
+    or two elements and on the same data scaled down, which no index or tile bug explains."""
+    diag = debug(spec_of.rmsnorm_eps, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-constant", text
+    assert diag.top.hallmark_seen and "tiny-scale-fails" in _kinds(diag.top.supports), text
+    assert "edge-pattern" not in _kinds(diag.observations), text
+
+
+def test_the_per_channel_operand_at_ones_points_to_its_axis_only_when_other_inputs_at_ones_do_not_rescue():
+    """A wrong axis reads the per-channel operand at the wrong index: the other inputs at ones leave the values
+    wrong. When they right them too (a CUDA C conv reading a stale shared-memory tile, seen on the H200), constant
+    data hides the misread, whatever operand it is in: no confident wrong axis."""
+    from kcheck.diagnose._rules import PROFILES, evaluate
+
+    axis = next(p for p in PROFILES if p.key == "wrong-axis")
+    alone = evaluate(axis, _Seen("vector-ones-rescues", "vector-operand"))  # type: ignore[arg-type]
+    assert alone is not None and alone.score >= 0.7
+    together = evaluate(axis, _Seen("vector-ones-rescues", "vector-operand", "ones-rescues"))  # type: ignore[arg-type]
+    assert together is not None and together.score < 0.5
+    # beside the H200's other evidence (the wrong elements past the last full block), it no longer comes first
+    assert _ranked("vector-ones-rescues", "vector-operand", "ones-rescues", "shared-memory", "tail-errors")[0] \
+        != "wrong-axis"

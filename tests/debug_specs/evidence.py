@@ -415,3 +415,61 @@ window_one_too_wide = kcheck.Spec(
     inputs=[kcheck.Tensor("M", "N")],
     dims={"M": kcheck.Dim(nominal=4, max=64, real=()), "N": kcheck.Dim(nominal=32, min=9, max=256, real=())},
     dtypes=["fp32"], patterns=["randn", "zeros", "large"], layouts=("contiguous",), seeds=1)
+
+
+# -- a scale and a shift per channel, both read with the column where the row belongs ------------------------------
+# Wrong on square shapes too (the column index is not the row index), so no square-only pattern; each operand at
+# ones alone leaves the other wrong: only both at once show the axis.
+
+
+def _affine_flat(x: torch.Tensor, g: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    C, L = x.shape
+    ch = torch.arange(x.numel(), device=x.device) % C  # BUG: the channel of flat element i is i // L
+    return (x.reshape(-1) * g[ch] + b[ch]).reshape(C, L)
+
+
+affine_wrong_axis = kcheck.Spec(
+    name="affine_wrong_axis", kernel=_affine_flat, reference=lambda x, g, b: x * g[:, None] + b[:, None],
+    inputs=[kcheck.Tensor("C", "L"), kcheck.Tensor("C"), kcheck.Tensor("C")],
+    dims={"C": kcheck.Dim(nominal=32, real=()), "L": kcheck.Dim(nominal=32, real=())}, dtypes=["fp32"], seeds=1)
+
+
+# -- a masked mean whose all-masked rows divide 0 by 0 --------------------------------------------------------------
+# On randn data a row is all masked only when it is one or two elements long: the failures sit at the smallest
+# sizes, and every longer ragged size passes (no edge pattern).
+
+
+def _masked_mean(x: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
+    keep = (m > 0).to(x.dtype)
+    return (x * keep).sum(-1) / keep.sum(-1)  # BUG: a row with nothing kept is 0 / 0
+
+
+def _masked_mean_ref(x: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
+    keep = (m > 0).to(x.dtype)
+    count = keep.sum(-1)
+    return torch.where(count > 0, (x * keep).sum(-1) / count.clamp_min(1), torch.zeros_like(count))
+
+
+masked_mean_zero_count = kcheck.Spec(
+    name="masked_mean_zero_count", kernel=_masked_mean, reference=_masked_mean_ref,
+    inputs=[kcheck.Tensor("B", "L"), kcheck.Tensor("B", "L")],
+    dims={"B": kcheck.Dim(nominal=16, real=()), "L": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"],
+    reduce=["L"], seeds=1)
+
+
+# -- an RMSNorm whose eps is not the contract's ---------------------------------------------------------------------
+# Right wherever mean(x**2) dwarfs both eps: randn rows of 16 and more elements. Wrong on rows of one or two
+# elements (a small mean square by chance) and on small data: the same nominal case scaled down by 1e-3 is off by
+# about 1.4x everywhere.
+
+
+def _rmsnorm_eps(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-8) * w  # BUG: the contract's eps is 1e-6
+
+
+rmsnorm_eps = kcheck.Spec(
+    name="rmsnorm_eps", kernel=_rmsnorm_eps,
+    reference=lambda x, w: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w,
+    inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("N")],
+    dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"],
+    reduce=["N"], seeds=1)

@@ -90,6 +90,8 @@ OBSERVATIONS: dict[str, str] = {
     "nonfinite-large": "NaN/Inf only on large magnitudes (the large pattern, randn scaled up); randn is right",
     "nonfinite-zero": "NaN/Inf where a sum or spread is zero (zeros, constant rows)",
     "nonfinite-randn": "NaN/Inf on plain randn data",
+    "nonfinite-short": "NaN/Inf on randn data only where an axis is one or two elements long",
+    "tiny-scale-fails": "the nominal randn case passes, and fails with finite errors when its data is scaled down",
     "large-mean-only": "finite errors only with a large mean and a small spread; randn, and randn of the same "
                        "magnitude, are right",
     "baseline-only": "within the tolerance table but beyond the same-precision baseline",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from .._results import CaseResult, ReasonKind, Status
-from .._spec import Tensor
+from .._spec import Spec, Tensor
 from ._causes import Observation
 
 if TYPE_CHECKING:  # the sweep collects the evidence and asks this module which failure is the most severe
@@ -101,6 +101,14 @@ def _name(ev: Evidence, i: int) -> str:
     return getattr(ev.spec.inputs[i], "name", None) or f"input {i}"
 
 
+def vector_inputs(spec: Spec) -> list[int]:
+    """The 1-D tensor inputs of a Spec that also has inputs of more dims: its per-channel operands."""
+    tensors = [(i, t) for i, t in enumerate(spec.inputs) if isinstance(t, Tensor)]
+    if not any(len(t.dims) >= 2 for _, t in tensors):
+        return []
+    return [i for i, t in tensors if len(t.dims) == 1]
+
+
 def is_vector(ev: Evidence, i: int) -> bool:
     """Input i is a 1-D tensor (a per-channel operand)."""
     t = ev.spec.inputs[i]
@@ -179,7 +187,10 @@ class Facts:
 
     def _edge_dims(self) -> list[tuple[str, int, list[int]]]:
         """Dimensions where every failing size (two at least) is a non-multiple of some block B >= 16 and every
-        multiple of B passes: the signature of an edge or tail bug. (dim, B, failing sizes)."""
+        multiple of B passes: the signature of an edge or tail bug. (dim, B, failing sizes). Not when a ragged size
+        (a non-multiple of B) larger than every failing one passes: a dropped or unguarded tail fails at every
+        ragged size, while failures at the smallest sizes alone (1 and 2 elements of a norm or a count) are about
+        how few elements there are."""
         out = []
         for d, (ok, bad) in self.size_pattern().items():
             if len(bad) < 2:  # one odd size that fails is not a pattern
@@ -187,7 +198,8 @@ class Facts:
             for b in (16, 32, 64, 128, 256, 512, 1024):  # the smallest block that explains the pattern
                 mults = [v for v in ok + bad if v % b == 0]
                 if mults and all(v % b for v in bad) and all(v in ok for v in mults):
-                    out.append((d, b, bad))
+                    if not any(v % b and v > max(bad) for v in ok):
+                        out.append((d, b, bad))
                     break
         return out
 
@@ -400,11 +412,20 @@ class Facts:
                        and self.counts(r)]
         nf_randn = [r for r in self.results if r.case.pattern == "randn" and not r.ok and _nonfinite(r)
                     and r.case.axis != "debug"]
-        if nf_randn:
+        # on randn data a sum, count or norm is zero only by chance, and only over an axis of one or two elements
+        # (a dimension that is at most 2 in every such failure, and longer in a randn case that passes)
+        passing_randn = [r for r in self.results if r.ok and r.case.pattern == "randn" and r.case.axis != "debug"]
+        short = [d for d in ev.spec.dim_names() if nf_randn and all(r.case.sizes.get(d, 3) <= 2 for r in nf_randn)
+                 and any(r.case.sizes.get(d, 0) > 2 for r in passing_randn)]
+        if nf_randn and short:
+            self.add("nonfinite-short", f"NaN/Inf on randn data only where {short[0]} is one or two elements long "
+                     f"({nf_randn[0].case.id}); longer randn cases are finite: a sum, count or norm over a short "
+                     "axis that can be zero")
+        elif nf_randn:
             self.add("nonfinite-randn", f"NaN/Inf on plain randn data ({nf_randn[0].case.id})")
         # large magnitudes with a zero mean (a large mean is the cancellation's pattern)
         large = [r for r in failing if r.case.pattern == "large" and _nonfinite(r)]
-        mags = [(k, r) for k, r in ev.magnitudes if not r.ok and _nonfinite(r)]
+        mags = [(k, r) for k, r in ev.magnitudes if k > 1 and not r.ok and _nonfinite(r)]
         big_nonfinite = bool(large or mags)
         if big_nonfinite and not gross_randn and not nf_randn:
             words = []
@@ -412,9 +433,10 @@ class Facts:
                 words.append(f"NaN/Inf on the large-magnitude pattern(s) ({large[0].case.id})")
             if mags:
                 first = min(k for k, _ in mags)
-                ok = [k for k, r in ev.magnitudes if r.ok and k < first]
+                ok = [k for k, r in ev.magnitudes if r.ok and 1 < k < first]
                 words.append(f"randn x {first:g} gives NaN/Inf" + (f"; x {max(ok):g} passes" if ok else ""))
             self.add("nonfinite-large", "; ".join(words) + "; randn is right")
+        self._tiny_scale()
         zero = [r for r in failing if r.case.pattern in ("zeros", "constant") and _nonfinite(r)]
         if zero:
             self.add("nonfinite-zero", f"NaN/Inf where a sum or spread is zero: pattern {zero[0].case.pattern} "
@@ -462,6 +484,25 @@ class Facts:
             r = twins[0]
             self.add("layout-only", f"only the non-contiguous cases fail ({len(counted)}, e.g. {r.case.id}); the "
                      "same shape with contiguous inputs passes: the kernel assumes a stride the tensor does not have")
+
+    def _tiny_scale(self) -> None:
+        """The nominal randn case passes, and the same data scaled down fails with finite errors and clean accesses:
+        the kernel adds something the reference adds in another amount (an eps), which only data of that order shows.
+        A wrong index or a dropped tile would fail at the nominal size whatever the scale."""
+        ev = self.ev
+        if ev.base is None:
+            return
+        nominal = [ok for d, rows in ev.sizes.items() for v, ok, _ in rows if v == ev.base.sizes.get(d)]
+        if not nominal or not all(nominal):
+            return
+        for k, r in ev.magnitudes:
+            if k < 1 and not r.ok and r.status is Status.FAILED and not r.findings and not _nonfinite(r) \
+                    and self.counts(r) and not any(c.unwritten for c in r.comparisons):
+                c = next(c for c in r.comparisons if not c.passed)
+                self.add("tiny-scale-fails", f"the nominal randn case passes, and fails with its data scaled by {k:g} "
+                         f"({c.mismatch_fraction:.0%} of {c.output}'s elements wrong, relative L2 error "
+                         f"{c.rel_l2:.2g}): an additive constant (an eps) of another size than the reference's")
+                return
 
     def _systematic(self) -> None:
         """Ordinary data (randn, contiguous) wrong at nearly every element of nearly every case, by a fraction of the
@@ -514,6 +555,11 @@ class Facts:
                     kind = "vector-ones-rescues" if is_vector(ev, i) else "ones-rescues"
                     self.add(kind, f"the failure vanishes when {_name(ev, i)} is all ones: that input is read at "
                              "the wrong place")
+            vo = ev.vectors_ones
+            if vo is not None and (vo.ok or values_right(vo)):
+                names = ", ".join(_name(ev, i) for i in vector_inputs(ev.spec))
+                self.add("vector-ones-rescues", f"the failure vanishes when {names} are all ones together (one "
+                         "at a time does not do it): the per-channel operands are read at the wrong place")
         for i, r in ev.transposed.items():
             if r.ok:
                 self.add("transposed-reference", f"the output matches the reference of {_name(ev, i)} transposed")

@@ -93,9 +93,12 @@ def same_layout(a: torch.Tensor) -> torch.Tensor:
     return torch.as_strided(storage, a.size(), a.stride(), a.storage_offset())
 
 
-def ones_at(spec: Spec, index: int) -> Spec:
+def ones_at(spec: Spec, index: int | tuple[int, ...]) -> Spec:
+    """The kernel and the reference given input ``index`` (or each of several inputs) all ones."""
+    which = {index} if isinstance(index, int) else set(index)
+
     def t(args: list[Any]) -> list[Any]:
-        return [same_layout(a).fill_(1) if i == index and isinstance(a, torch.Tensor) else a
+        return [same_layout(a).fill_(1) if i in which and isinstance(a, torch.Tensor) else a
                 for i, a in enumerate(args)]
 
     return transformed(spec, t)
@@ -218,8 +221,8 @@ def ignored_bumped(spec: Spec, index: int, region: str) -> Spec:
 
 
 #: A probe's change of the Spec, described so that a worker process can rebuild it from the Spec's module:
-#: ("scaled", factor), ("ones", input index), ("transposed", input index), ("zeroed", None), ("stage", name),
-#: ("swapped", (i, j)), ("ignored", (input index, "boundary" | "far")).
+#: ("scaled", factor), ("ones", input index or a tuple of them), ("transposed", input index), ("zeroed", None),
+#: ("stage", name), ("swapped", (i, j)), ("ignored", (input index, "boundary" | "far")).
 Variant = tuple[str, Any]
 
 
@@ -228,7 +231,7 @@ def apply_variant(spec: Spec, variant: Variant) -> Spec:
     if kind == "scaled":
         return scaled(spec, float(arg))
     if kind == "ones":
-        return ones_at(spec, int(arg))
+        return ones_at(spec, int(arg) if not isinstance(arg, (tuple, list)) else tuple(int(i) for i in arg))
     if kind == "transposed":
         return reference_of_transposed(spec, int(arg))
     if kind == "zeroed":

@@ -18,11 +18,13 @@ from .._results import CaseResult, SpecReport, Status
 from .._spec import Spec, Tensor
 from ..cases import Case, fit, make_args, params_of, shape_of
 from ..run import RunOptions, execute
-from ._observe import most_severe_smallest, reads_bumped
+from ._observe import most_severe_smallest, reads_bumped, vector_inputs
 from ._probe import Prober, ignored_region
 
 SIZES = (1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1024)
-MAGNITUDES = (10.0, 100.0, 1e3, 1e4)
+#: randn scaled by these factors: up for overflow (exp without the max), down for an additive constant that no longer
+#: vanishes beside the data (an eps of another size than the reference's).
+MAGNITUDES = (10.0, 100.0, 1e3, 1e4, 1e-3)
 
 
 @dataclass
@@ -49,6 +51,7 @@ class Evidence:
     repeat: CaseResult | None = None
     zeroed: CaseResult | None = None
     ones: dict[int, CaseResult] = field(default_factory=dict)  # input index -> probe with that input all ones
+    vectors_ones: CaseResult | None = None  # the probe with every 1-D input all ones at once (when several)
     transposed: dict[int, CaseResult] = field(default_factory=dict)  # input index -> kernel vs ref(input^T)
     arange: list[str] = field(default_factory=list)  # decoded wrong outputs
     stages: list[tuple[str, CaseResult]] = field(default_factory=list)
@@ -174,6 +177,10 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
             r = p.run(case, "input", f"{_name(ev.spec, i)} = ones", ("ones", i))
             if r is not None:
                 ev.ones[i] = r
+    vectors = vector_inputs(ev.spec)
+    if len(vectors) > 1:  # a scale and a shift read along one wrong axis: each alone at ones leaves the other wrong
+        names = ", ".join(_name(ev.spec, i) for i in vectors)
+        ev.vectors_ones = p.run(case, "input", f"{names} = ones", ("ones", tuple(vectors)))
     sizes = case.sizes
     for i in tensors:
         t = ev.spec.inputs[i]
