@@ -311,8 +311,10 @@ class _Seen:
     """Observations alone, for the rules that need no experiment."""
 
     def __init__(self, *kinds: str) -> None:
+        from types import SimpleNamespace
+
         self.observations = [Observation(k, k, 0.0) for k in kinds]
-        self.ev = None
+        self.ev = SimpleNamespace(spec=spec_of.variance_one_pass)  # what the advice is worded for
 
     def has(self, kind: str) -> bool:
         return any(o.kind == kind for o in self.observations)
@@ -480,3 +482,21 @@ def test_the_per_channel_operand_at_ones_points_to_its_axis_only_when_other_inpu
     # beside the H200's other evidence (the wrong elements past the last full block), it no longer comes first
     assert _ranked("vector-ones-rescues", "vector-operand", "ones-rescues", "shared-memory", "tail-errors")[0] \
         != "wrong-axis"
+
+
+def test_fp32_cases_that_raised_did_not_pass(tmp_path):
+    """Value failures only in fp16, and fp32 cases that raised: "only the low precision fails" is not what was
+    seen, and the exception is the cause to rank first."""
+    diag = debug(spec_of.squareplus_raises, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "low-precision-only" not in _kinds(diag.observations), text
+    assert diag.top is not None and diag.top.key == "kernel-raises", text
+
+
+def test_gross_run_to_run_differences_or_a_large_mean_alone_are_no_low_precision_accumulator():
+    """Beyond the same-precision baseline with runs that differ by far more than reordering: a race (seen on the
+    H200: an in-place row centring whose programs overwrite rows others still read). Beyond it on large-mean data
+    only: digits lost to the mean, a formula that cancels (a row std as E[x^2] - E[x]^2)."""
+    assert _ranked("baseline-only")[0] == "low-precision-accumulation"
+    assert _ranked("baseline-only", "nondeterministic", "gross")[0] == "race"
+    assert _ranked("baseline-only", "large-mean-baseline", "gross")[0] == "cancellation"

@@ -473,3 +473,23 @@ rmsnorm_eps = kcheck.Spec(
     inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("N")],
     dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"],
     reduce=["N"], seeds=1)
+
+
+# -- a launcher that raises on strided inputs, in every precision, and whose fp16 path is also wrong -------------
+# The fp16 value failures alone look like "only the low precision fails"; the fp32 cases did not pass, they raised.
+
+
+def _squareplus(x: torch.Tensor) -> torch.Tensor:
+    flat = x.view(-1)  # BUG: a view of a non-contiguous input raises
+    if x.dtype == torch.float16:
+        y = flat * 0.5 + 1.0  # and the half path is a cruder formula
+    else:
+        y = 0.5 * (flat + torch.sqrt(flat * flat + 4.0))
+    return y.view(x.shape)
+
+
+squareplus_raises = kcheck.Spec(
+    name="squareplus_raises", kernel=_squareplus, reference=lambda x: 0.5 * (x + torch.sqrt(x * x + 4.0)),
+    inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32", "fp16"],
+    seeds=1)
