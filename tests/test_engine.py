@@ -194,3 +194,18 @@ def test_a_large_case_leaves_no_cycle_held_tensor_behind(monkeypatch):
         assert held[0]() is None, "the large case's tensor outlived the case"
     finally:
         gc.enable()
+
+
+def test_a_reference_that_refuses_an_empty_dimension_is_an_error_that_says_how_to_declare_it():
+    """Many torch operations raise on empty tensors; the Spec's dimension admits 0, so the case is not judged (an
+    error, never a pass), and the reason names the dimension and the two ways out."""
+
+    def refuses_empty(x):
+        if x.numel() == 0:
+            raise RuntimeError("Non-empty 2D data tensor expected")
+        return 2 * x
+
+    res = _one(_spec(lambda x: x * 2, reference=refuses_empty), "double[M=8,N=0,fp32,randn,seed=0]")
+    assert res.status is Status.ERROR
+    text = " ".join(str(r) for r in res.reasons)
+    assert "the reference raised" in text and "Dim(min=1) for N" in text, text

@@ -328,6 +328,13 @@ def judge(ex: Execution) -> CaseResult:
         assert ex.exception is not None
         result.status = Status.ERROR
         result.reasons = [Reason(f"{_STAGE[ex.failure]} {_short_traceback(ex.exception)}", ex.failure)]
+        empty = [d for d, v in case.sizes.items() if v == 0]
+        if ex.failure is ReasonKind.REFERENCE_RAISED and empty:
+            # many torch operations refuse empty tensors; the Spec's dimension admits them, and kcheck checks them
+            result.reasons.append(Reason(
+                f"the reference cannot take an empty {empty[0]}: if empty inputs are outside the kernel's contract, "
+                f"declare kcheck.Dim(min=1) for {empty[0]}; otherwise make the reference return the empty result",
+                ReasonKind.REFERENCE_RAISED))
         if is_out_of_memory(ex.exception):
             if case.axis == "large":
                 # kcheck sized this case to the memory free when the matrix was built; what took it since (another
