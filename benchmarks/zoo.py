@@ -230,7 +230,11 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                 mechanism = _mechanism(smallest) if smallest else (
                     f"sanitizer ({sanitized[0].tool} {sanitized[0].kind})" if sanitized else
                     f"static check ({static[0].kind})" if static else "-")
-                gpu_only = buggy_here and not bad and not sanitized and (skipped_all or large_skipped or not gpu)
+                # a bug this machine cannot show: every case skipped here (CUDA C on a CPU), or a past-2**31 case
+                # that did not run where the bug needs one (on a CPU only an int32 overflow does); any other bug
+                # whose cases all passed is a miss, not "GPU only"
+                needs_large = large_skipped and (gpu or _bug_class(spec) == "int32-overflow")
+                gpu_only = buggy_here and not bad and not sanitized and (skipped_all or needs_large)
                 row = {
                     "spec": spec.name, "buggy": buggy_here, "class": _bug_class(spec) if buggy_here else None,
                     "kcheck": bool(bad) or bool(static) or bool(sanitized), "ran": bool(bad) or bool(sanitized),
