@@ -153,6 +153,11 @@ if want timing; then
   echo "== kcheck bench: the same kernel against its baseline, a planted slowdown, the spread beside do_bench"
   step bench_validation 0 env PYTHON=$py bash scripts/gpu/bench.sh "$out/bench"
 fi
+if want spread; then  # not in the default steps: the experiments behind the read flush (about 3 minutes)
+  echo "== where a timing's run-to-run spread comes from: raw samples of four methods, then five flush loops"
+  step bench_spread 0 $py scripts/gpu/bench_spread.py "$out/spread"
+  step bench_flush 0 $py scripts/gpu/bench_flush.py "$out/spread"
+fi
 if want eval; then
   echo "== kcheck eval: every cheat of examples/eval flagged with its reason, honest candidates pass"
   step eval_validation 0 env PYTHON=$py bash scripts/gpu/eval.sh "$out/eval"
