@@ -20,9 +20,8 @@ from typing import Any
 import torch
 
 from .._discover import SpecRef
-from .._dtypes import PRECISIONS
-from .._spec import Spec, Tensor
-from ..cases import Case, call_kernel, make_args
+from .._spec import Spec
+from ..cases import Case, call_kernel, make_args, output_buffers
 from ..run import die_with_parent
 from ._timing import EVENTS, Timed, TimingOptions, measure_peaks, time_events, time_graph
 
@@ -41,10 +40,6 @@ def _short(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first}{where}"
 
 
-def _shape(dims: Sequence[str | int], sizes: dict[str, int]) -> tuple[int, ...]:
-    return tuple(sizes[d] if isinstance(d, str) else d for d in dims)
-
-
 def _nbytes(values: Any) -> int:
     if isinstance(values, torch.Tensor):
         return values.numel() * values.element_size()
@@ -58,21 +53,18 @@ def time_case(spec: Spec, case: Case, options: TimingOptions) -> Timed:
     out = Timed(method=options.method)
     try:
         args = make_args(spec, case, "cuda")
-        storage = PRECISIONS[case.precision].storage
         declared = spec.outputs
 
         def make_call(inputs: Sequence[Any]) -> Any:
             if declared is not None:
-                bufs = [torch.empty(_shape(t.dims, case.sizes), dtype=t.dtype or storage, device="cuda")
-                        for t in declared if isinstance(t, Tensor)]
+                bufs = output_buffers(spec, case, "cuda")
                 return lambda: call_kernel(spec.kernel, spec, case, [*inputs, *bufs])
             return lambda: call_kernel(spec.kernel, spec, case, inputs)
 
         call = make_call(args)
         ret = call()
         torch.cuda.synchronize()
-        written = sum(_nbytes(torch.empty(_shape(t.dims, case.sizes), dtype=t.dtype or storage, device="meta"))
-                      for t in declared or () if isinstance(t, Tensor)) if declared is not None else _nbytes(ret)
+        written = _nbytes(output_buffers(spec, case, "meta")) if declared is not None else _nbytes(ret)
         out.bytes_estimate = float(_nbytes(list(args)) + written)
         del ret
         if options.graph:

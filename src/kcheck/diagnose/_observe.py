@@ -415,7 +415,7 @@ class Facts:
         # on randn data a sum, count or norm is zero only by chance, and only over an axis of one or two elements
         # (a dimension that is at most 2 in every such failure, and longer in a randn case that passes)
         passing_randn = [r for r in self.results if r.ok and r.case.pattern == "randn" and r.case.axis != "debug"]
-        short = [d for d in ev.spec.dim_names() if nf_randn and all(r.case.sizes.get(d, 3) <= 2 for r in nf_randn)
+        short = [d for d in ev.spec.dim_names() if all(r.case.sizes.get(d, 3) <= 2 for r in nf_randn)
                  and any(r.case.sizes.get(d, 0) > 2 for r in passing_randn)]
         if nf_randn and short:
             self.add("nonfinite-short", f"NaN/Inf on randn data only where {short[0]} is one or two elements long "
@@ -453,8 +453,7 @@ class Facts:
         counted = [r for r in failing if self.counts(r)]
         wide_ok = [r for r in ev.report.cases if r.status is Status.PASSED and r.case.precision in ("fp32", "tf32")]
         # "the fp32 ones pass": no fp32 case may have failed otherwise (raised or crashed) either
-        if counted and wide_ok and all(r.case.precision in LOW for r in counted) \
-                and all(r.case.precision in LOW for r in failing):
+        if counted and wide_ok and all(r.case.precision in LOW for r in failing):
             over = f", over a reduction of {', '.join(ev.spec.reduce)}" if ev.spec.reduce else ""
             self.add("low-precision-only", f"only the {'/'.join(sorted({r.case.precision for r in counted}))} cases "
                      f"fail ({counted[0].case.id}); the fp32 ones pass{over}: something is held in a precision "
@@ -551,8 +550,8 @@ class Facts:
             self.add("zeroed-rescues", f"fails with kcheck's poisoned outputs, passes when they are zeroed first "
                      f"({ev.minimal.case.id}): the kernel reads its output before writing it")
         self._ignored()
-        vectors = [i for i, t in enumerate(ev.spec.inputs) if is_vector(ev, i)]
-        if vectors and any(isinstance(t, Tensor) and len(t.dims) >= 2 for t in ev.spec.inputs):
+        vectors = vector_inputs(ev.spec)
+        if vectors:
             self.add("vector-operand", f"{', '.join(_name(ev, i) for i in vectors)} is 1-D: a per-channel operand")
         # an input at ones rescues the case only if the case's values were wrong (not just its accesses)
         if ev.minimal is not None and not ev.minimal.ok and not values_right(ev.minimal):
@@ -563,7 +562,7 @@ class Facts:
                              "the wrong place")
             vo = ev.vectors_ones
             if vo is not None and (vo.ok or values_right(vo)):
-                names = ", ".join(_name(ev, i) for i in vector_inputs(ev.spec))
+                names = ", ".join(_name(ev, i) for i in vectors)
                 self.add("vector-ones-rescues", f"the failure vanishes when {names} are all ones together (one "
                          "at a time does not do it): the per-channel operands are read at the wrong place")
         for i, r in ev.transposed.items():
