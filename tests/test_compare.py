@@ -66,6 +66,58 @@ def test_chunked_comparison_matches_whole(monkeypatch):
     assert [m.index for m in whole.first] == [m.index for m in chunked.first]
 
 
+def test_chunked_figures_equal_their_plain_definitions_with_nan_inf_unwritten_and_a_baseline(monkeypatch):
+    """The per-chunk figures (computed once per term and sent to the host in one transfer) against their
+    definitions over the whole tensor: counts, the worst elements, rel_l2, ULPs and the baseline's figures."""
+    torch.manual_seed(1)
+    n = 1000
+    e = torch.randn(n, dtype=torch.float64) * 3
+    e[[5, 500]] = float("nan")
+    e[[7, 600]] = float("inf")
+    e[[9, 700]] = 1e6  # past fp16: expected as inf
+    a = e.clone()
+    a[::97] += 0.01
+    a[[11, 612]] = float("nan")
+    a[[13, 800]] = -float("inf")
+    unwritten = torch.zeros(n, dtype=torch.bool)
+    unwritten[[17, 901]] = True
+    base = e + 1e-3
+    tol = Tolerance(1e-3, 1e-3, "t")
+    monkeypatch.setattr(compare_module, "_CHUNK", 64)
+    for dtype in (torch.float32, torch.float16):
+        out, b = a.to(dtype), base.to(dtype)
+        cmp = compare("o", out, e, tol, unwritten=unwritten, baseline=b, baseline_required=False)
+        x, e_r, bx = out.double(), e.to(dtype).double(), b.double()
+
+        def bad_of(v: torch.Tensor) -> torch.Tensor:
+            both_nan_free = ~torch.isnan(v) & ~torch.isnan(e_r)
+            inf_any = torch.isinf(v) | torch.isinf(e_r)
+            close = (v - e).abs() <= tol.atol + tol.rtol * e.abs()
+            return (both_nan_free & ~inf_any & ~close) | (torch.isnan(v) != torch.isnan(e_r)) | (
+                inf_any & both_nan_free & (v != e_r))
+
+        bad = bad_of(x) | unwritten
+        finite = torch.isfinite(x) & torch.isfinite(e)
+        diff = torch.where(finite, (x - e).abs(), 0.0)
+        assert cmp.mismatches == int(bad.sum()) and cmp.unwritten == 2
+        assert cmp.nan_mismatches == int(((torch.isnan(x) != torch.isnan(e_r)) & ~unwritten).sum())
+        assert cmp.inf_mismatches == int(((torch.isinf(x) | torch.isinf(e_r)) & ~torch.isnan(x) & ~torch.isnan(e_r)
+                                          & (x != e_r)).sum())
+        assert cmp.max_abs == float(diff.max()) and cmp.max_abs_index == (int(diff.argmax()),)
+        rel = torch.where(e.abs() > 0, diff / e.abs(), torch.where(diff > 0, math.inf, 0.0))
+        rel = torch.where(finite, rel, 0.0)
+        assert cmp.max_rel == float(rel.max()) and cmp.max_rel_index == (int(rel.argmax()),)
+        e_f = torch.where(finite, e, 0.0)
+        assert cmp.rel_l2 == pytest.approx(math.sqrt(float((diff**2).sum()) / float((e_f**2).sum())), rel=1e-12)
+        info = torch.finfo(dtype)
+        ulp = torch.exp2(torch.floor(torch.log2(e_f.abs().clamp_min(info.tiny))) - round(-math.log2(info.eps)))
+        assert cmp.max_ulp == float((diff / ulp).max())
+        both = finite & torch.isfinite(bx)
+        assert cmp.baseline is not None and cmp.baseline.baseline_mismatches == int(bad_of(bx).sum())
+        assert cmp.baseline.kernel_max_abs == float(torch.where(both, diff, 0.0).max())
+        assert cmp.baseline.baseline_max_abs == float(torch.where(both, (bx - e).abs(), 0.0).max())
+
+
 def test_baseline_rule_fails_a_kernel_much_worse_than_the_framework():
     torch.manual_seed(0)
     e = torch.randn(1000, dtype=torch.float64)

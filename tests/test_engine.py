@@ -209,3 +209,17 @@ def test_a_reference_that_refuses_an_empty_dimension_is_an_error_that_says_how_t
     assert res.status is Status.ERROR
     text = " ".join(str(r) for r in res.reasons)
     assert "the reference raised" in text and "Dim(min=1) for N" in text, text
+
+
+def test_the_checksum_of_a_large_input_sees_a_swap_and_a_change_whatever_the_chunk():
+    """Inputs too large to copy are fingerprinted (bits summed plain and weighted by position, on the device): two
+    elements swapped and one element changed both change it, and the chunk size does not."""
+    from kcheck.run._execute import _fingerprint
+
+    x = torch.randn(1000)
+    swapped, changed = x.clone(), x.clone()
+    swapped[[3, 7]] = swapped[[7, 3]]
+    changed[999] += 1
+    ref = _fingerprint(x, chunk=64)
+    assert _fingerprint(x.clone(), chunk=64) == ref == _fingerprint(x, chunk=1 << 24)
+    assert _fingerprint(swapped, chunk=64) != ref and _fingerprint(changed, chunk=64) != ref

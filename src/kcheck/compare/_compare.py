@@ -201,45 +201,75 @@ class _Accumulator:
 
     def add(self, start: int, a: torch.Tensor, e: torch.Tensor, tol: Tolerance, unwritten: torch.Tensor | None,
             b: torch.Tensor | None) -> torch.Tensor:
+        """Fold one chunk (float64 ``a`` and ``e``) into the figures; return its mismatch mask.
+
+        Each elementwise term is computed once and shared (the mask's and the metrics' NaN, infinity and
+        difference terms), and the chunk's figures come back to the host in one transfer: on a GPU a 2**31-element
+        output is 128 chunks, and every separate pass or ``.item()`` there is paid 128 times."""
         e_r = expected_in(e, self.dtype)
-        bad = mismatch_mask(a, e, tol, e_r)
         nan_a, nan_e = torch.isnan(a), torch.isnan(e_r)
+        inf_a, inf_er = torch.isinf(a), torch.isinf(e_r)
+        inf_any = inf_a | inf_er
+        neither_nan = ~(nan_a | nan_e)
+        d = (a - e).abs()
+        abs_e = e.abs()
+        bad = neither_nan & ~inf_any & (d > tol.atol + tol.rtol * abs_e)
         nan_diff = nan_a != nan_e
+        bad |= nan_diff
+        inf_bad = inf_any & neither_nan & (a != e_r)
+        bad |= inf_bad
+        figures: list[torch.Tensor] = []
         if unwritten is not None:
-            self.unwritten += int(unwritten.sum())
+            figures.append(torch.count_nonzero(unwritten))
             bad |= unwritten
             nan_diff &= ~unwritten
-        self.mismatches += int(bad.sum())
-        self.nan += int(nan_diff.sum())
-        either_inf = (torch.isinf(a) | torch.isinf(e_r)) & ~nan_a & ~nan_e
-        self.inf += int((either_inf & (a != e_r)).sum())
-        finite = torch.isfinite(a) & torch.isfinite(e)
+        figures += [torch.count_nonzero(bad), torch.count_nonzero(nan_diff), torch.count_nonzero(inf_bad)]
+        finite = ~(nan_a | inf_a) & torch.isfinite(e)
         zero = torch.zeros((), dtype=torch.float64, device=a.device)
-        diff = torch.where(finite, (a - e).abs(), zero)
-        i = int(diff.argmax())
-        if float(diff[i]) > self.max_abs:
-            self.max_abs, self.max_abs_at = float(diff[i]), start + i
-        denom = e.abs()
-        rel = torch.where(denom > 0, diff / denom.clamp_min(1e-300), torch.where(diff > 0, math.inf, 0.0))
-        rel = torch.where(finite, rel, zero)
-        i = int(rel.argmax())
-        if float(rel[i]) > self.max_rel:
-            self.max_rel, self.max_rel_at = float(rel[i]), start + i
+        diff = torch.where(finite, d, zero)
+        i_abs = diff.argmax()
+        # where not finite diff is 0, so rel is 0 there without a mask of its own
+        rel = torch.where(abs_e > 0, diff / abs_e.clamp_min(1e-300), torch.where(diff > 0, math.inf, 0.0))
+        i_rel = rel.argmax()
         e_f = torch.where(finite, e, zero)
-        self.sq_diff += float((diff * diff).sum())
-        self.sq_e += float((e_f * e_f).sum())
+        figures += [i_abs, diff.gather(0, i_abs.view(1))[0], i_rel, rel.gather(0, i_rel.view(1))[0],
+                    (diff * diff).sum(), (e_f * e_f).sum()]
         if self.dtype.is_floating_point:
-            self.max_ulp = max(self.max_ulp, float((diff / ulp_spacing(e_f, self.dtype)).max()))
+            figures.append((diff / ulp_spacing(e_f, self.dtype)).max())
         if b is not None:
             bf = b.to(device=a.device, dtype=torch.float64)
-            self.b_bad += int(mismatch_mask(bf, e, tol, e_r).sum())
-            both = finite & torch.isfinite(bf)
-            if bool(both.any()):
-                self.k_err = max(self.k_err, float(torch.where(both, diff, zero).max()))
-                self.b_err = max(self.b_err, float(torch.where(both, (bf - e).abs(), zero).max()))
-                eb = torch.where(both, e, zero)
-                self.sq_both += float((eb * eb).sum())
-                self.n_both += int(both.sum())
+            nan_b = torch.isnan(bf)
+            inf_b = torch.isinf(bf)
+            d_b = (bf - e).abs()
+            b_bad = ~(nan_b | nan_e) & ~(inf_b | inf_er) & (d_b > tol.atol + tol.rtol * abs_e)
+            b_bad |= nan_b != nan_e
+            b_bad |= (inf_b | inf_er) & ~nan_b & ~nan_e & (bf != e_r)
+            both = finite & ~(nan_b | inf_b)
+            eb = torch.where(both, e, zero)
+            figures += [torch.count_nonzero(b_bad), torch.where(both, diff, zero).max(),
+                        torch.where(both, d_b, zero).max(), (eb * eb).sum(), torch.count_nonzero(both)]
+        got = iter(torch.stack([f.to(torch.float64) for f in figures]).tolist())  # one transfer per chunk
+        if unwritten is not None:
+            self.unwritten += int(next(got))
+        self.mismatches += int(next(got))
+        self.nan += int(next(got))
+        self.inf += int(next(got))
+        at, value = int(next(got)), next(got)
+        if value > self.max_abs:
+            self.max_abs, self.max_abs_at = value, start + at
+        at, value = int(next(got)), next(got)
+        if value > self.max_rel:
+            self.max_rel, self.max_rel_at = value, start + at
+        self.sq_diff += next(got)
+        self.sq_e += next(got)
+        if self.dtype.is_floating_point:
+            self.max_ulp = max(self.max_ulp, next(got))
+        if b is not None:
+            self.b_bad += int(next(got))
+            self.k_err = max(self.k_err, next(got))
+            self.b_err = max(self.b_err, next(got))
+            self.sq_both += next(got)
+            self.n_both += int(next(got))
         return bad
 
     def finish(self, cmp: Comparison, shape: tuple[int, ...]) -> None:

@@ -60,16 +60,19 @@ def reduction_length(reduce: tuple[str, ...], sizes: Mapping[str, int]) -> int:
 
 
 def _squares(values: torch.Tensor, chunk: int = 1 << 24) -> tuple[float, int]:
-    """Sum of squares and count of the finite values of a tensor, in float64 and in chunks."""
+    """Sum of squares and count of the finite values of a tensor, in float64 and in chunks, accumulated on the
+    tensor's device (one transfer at the end)."""
     flat = values.reshape(-1)
-    total, count = 0.0, 0
+    total = torch.zeros((), dtype=torch.float64, device=values.device)
+    count = torch.zeros((), dtype=torch.int64, device=values.device)
+    zero = torch.zeros((), dtype=torch.float64, device=values.device)
     for start in range(0, flat.numel(), chunk):
         part = flat[start:start + chunk].to(torch.float64)
         finite = torch.isfinite(part)
-        part = torch.where(finite, part, torch.zeros((), dtype=torch.float64, device=part.device))
-        total += float((part * part).sum())
-        count += int(finite.sum())
-    return total, count
+        part = torch.where(finite, part, zero)
+        total += (part * part).sum()
+        count += torch.count_nonzero(finite)
+    return float(total), int(count)
 
 
 def rms(values: torch.Tensor, chunk: int = 1 << 24) -> float:

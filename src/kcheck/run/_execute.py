@@ -160,16 +160,20 @@ def _bits_equal(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 def _fingerprint(t: torch.Tensor, chunk: int = 1 << 24) -> tuple[int, int]:
-    """Order-sensitive checksum of a tensor's bits, for inputs too large to copy."""
+    """Order-sensitive checksum of a tensor's bits, for inputs too large to copy: the sum of the elements' bits and
+    the sum weighted by position, in int64 arithmetic that wraps, accumulated on the tensor's device (one transfer
+    at the end, not two per chunk)."""
     bits = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
     flat = t.reshape(-1).view(bits)
-    s1 = s2 = 0
+    s1 = torch.zeros((), dtype=torch.int64, device=t.device)
+    s2 = torch.zeros((), dtype=torch.int64, device=t.device)
+    w = torch.arange(1, 1 + min(chunk, flat.numel()), device=t.device, dtype=torch.int64)
     for start in range(0, flat.numel(), chunk):
         part = flat[start:start + chunk].to(torch.int64)
-        w = torch.arange(start + 1, start + 1 + part.numel(), device=part.device, dtype=torch.int64)
-        s1 = (s1 + int(part.sum())) % (1 << 61)
-        s2 = (s2 + int((part * w).sum())) % (1 << 61)
-    return s1, s2
+        total = part.sum()
+        s1 += total
+        s2 += (part * w[:part.numel()]).sum() + start * total  # weights start+1, start+2, ...
+    return int(s1), int(s2)
 
 
 def _snapshot(t: torch.Tensor) -> torch.Tensor | tuple[int, int]:
