@@ -223,7 +223,7 @@ def test_large_cases_go_where_the_memory_is_one_at_a_time_per_gpu():
     """Fake GPUs: the run function records which GPU group ran which task; no worker process starts."""
     free = {0: 10, 1: 50}
     pool: Pool[int] = Pool(4, 60, gpus=["0", "1"], free=lambda g: free[g])
-    group = {id(w.isolated): w.group for w in pool.workers}
+    group = {id(w.isolated): w.gpu for w in pool.workers}
     lock = threading.Lock()
     running = {0: 0, 1: 0}
     most = {0: 0, 1: 0}
@@ -250,6 +250,82 @@ def test_large_cases_go_where_the_memory_is_one_at_a_time_per_gpu():
     assert ran[100] == 1  # the first large case goes to the GPU with the most free memory
     assert most[0] <= 1 and most[1] <= 1  # never two large cases at once on one GPU
     assert set(ran) == set(tasks)
+
+
+def test_large_cases_with_an_estimate_run_side_by_side_while_they_fit_and_go_first():
+    """One fake GPU with 100 GiB free and 4 workers (budget 0.85 * 100 GiB less 3 reserves = 79 GiB): three
+    past-2**31 cases of 30 GiB each run two at a time, never three; one without an estimate runs with no other
+    large one beside it; and every large case starts before any small one (they are the longest)."""
+    from kcheck.run._pool import SMALL_RESERVE
+
+    gib = 2**30
+    pool: Pool[int] = Pool(4, 60, gpus=["0"], free=lambda g: 100 * gib)
+    assert 0.85 * 100 * gib - 3 * SMALL_RESERVE >= 60 * gib > 0.85 * 100 * gib - 3 * SMALL_RESERVE - 30 * gib
+    lock = threading.Lock()
+    running: list[int] = []
+    together: list[list[int]] = []
+    order: list[int] = []
+
+    def run(worker: Isolated, task: int) -> int:
+        with lock:
+            order.append(task)
+            if task >= 100:
+                running.append(task)
+                together.append(sorted(running))
+        time.sleep(0.1 if task >= 100 else 0.01)
+        with lock:
+            if task >= 100:
+                running.remove(task)
+        return task
+
+    tasks = [1, 2, 100, 3, 101, 4, 102, 5, 103, 6]
+    with pool:
+        done = [p for kind, _, p in pool.run(tasks, run, is_large=lambda t: t >= 100,
+                                             need=lambda t: None if t == 103 else 30 * gib) if kind == "done"]
+    assert sorted(done) == sorted(tasks)
+    assert max(len(t) for t in together) == 2  # two of 30 GiB fit, three do not
+    assert all(t == [103] for t in together if 103 in t)  # no estimate: alone among the large ones
+    assert order.index(100) < order.index(1) and order.index(101) < order.index(1)
+
+
+def test_a_spec_stays_on_the_workers_that_touched_it():
+    """Three groups (Specs) of eight tasks, each of its own compile key, on three workers: each worker stays on one
+    group (a first touch paid once per Spec, not once per worker) and the three groups run side by side."""
+    pool: Pool[str] = Pool(3, 60)
+    lock = threading.Lock()
+    touched: dict[int, set[str]] = {}
+
+    def run(worker: Isolated, task: str) -> str:
+        with lock:
+            touched.setdefault(id(worker), set()).add(task[0])
+        time.sleep(0.02)
+        return task
+
+    tasks = [f"{g}{k}" for g in "abc" for k in range(8)]
+    with pool:
+        done = [p for kind, _, p in pool.run(tasks, run, key=lambda t: t, group=lambda t: t[0]) if kind == "done"]
+    assert sorted(done) == tasks
+    assert sorted(len(groups) for groups in touched.values()) == [1, 1, 1], touched
+
+
+def test_a_worker_without_a_spec_takes_the_one_with_the_most_work_left_per_worker():
+    """Group a has twelve tasks, b one: the second worker joins a (11 pending for one worker beats 1 for none), so
+    a is shared from the start and b runs last; with a third group as large as a, it would have taken that."""
+    pool: Pool[str] = Pool(2, 60)
+    lock = threading.Lock()
+    ran: list[tuple[int, str]] = []
+
+    def run(worker: Isolated, task: str) -> str:
+        with lock:
+            ran.append((id(worker), task))
+        time.sleep(0.02)
+        return task
+
+    tasks = [f"a{k:02d}" for k in range(12)] + ["b00"]
+    with pool:
+        list(pool.run(tasks, run, key=lambda t: t, group=lambda t: t[0]))
+    assert len({w for w, _ in ran[:2]}) == 2 and all(t.startswith("a") for _, t in ran[:2])
+    assert ran[-1][1] == "b00"
 
 
 def test_a_case_out_of_memory_beside_others_runs_again_alone():

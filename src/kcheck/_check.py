@@ -21,8 +21,8 @@ from ._resources import Resources
 from ._results import CaseResult, Reason, ReasonKind, Report, SpecReport, Status
 from ._spec import Spec
 from .backends import Backend, backend_of
-from .cases import Case, build_matrix
-from .run import Deadlines, Isolated, Pool, RunOptions, run_case, spec_resources, visible_gpus, worker_count
+from .cases import Case, build_matrix, case_bytes
+from .run import Deadlines, Isolated, Pool, RunOptions, run_case, spec_resources, visible_gpus, warm_up, worker_count
 
 Progress = Callable[[Spec, Case, CaseResult | None], None]
 Live = Callable[[Report], None]
@@ -162,32 +162,41 @@ class _Run:
                 self.live(self.report)
         self._finish(sp, current, ref, resources, t0)
 
-    def _finish(self, sp: Spec, current: SpecReport, ref: SpecRef | None, resources: bool, t0: float) -> None:
-        """A Spec's cases are all in: its resources (when asked), warnings and time."""
+    def _finish(self, sp: Spec, current: SpecReport, ref: SpecRef | None, resources: bool, t0: float,
+                found: tuple[list[Resources], list[str]] | None = None) -> None:
+        """A Spec's cases are all in: its resources (when asked; ``found``: learned already, with their notes),
+        warnings and time."""
         notes = current.warnings
         if resources:
-            found = self._resources(sp, ref, notes)
-            current.resources = found
-            notes += [w for r in found if (w := r.warning())]
+            kernels, more = found if found is not None else (self._resources(sp, ref, notes), [])
+            notes += more
+            current.resources = kernels
+            notes += [w for r in kernels if (w := r.warning())]
         current.warnings = notes + _spec_warnings(sp, backend_of(sp.kernel), self.dev, current.cases, self.options)
         current.seconds = time.perf_counter() - t0
 
     def parallel(self, plans: list[tuple[Spec, list[Case]]], resources: bool, pool: Pool[Any]) -> None:
         """The cases of every Spec on the pool's workers at once; results go into the report in the original order
         (a Spec's cases, Spec after Spec) as soon as every case before them is in, so ``progress`` and ``live``
-        see the report grow as it would with one worker. A Spec no worker can import runs in this process when
-        its turn comes."""
+        see the report grow as it would with one worker. A Spec's resource report is one more task of the Spec,
+        after its cases, run by a worker that has loaded its kernels. A Spec no worker can import runs in this
+        process when its turn comes."""
         refs = [locate(sp) for sp, _ in plans]
         deadlines = [Deadlines(self.timeout) for _ in plans]
-        tasks = [(k, j) for k, (sp, todo) in enumerate(plans) if refs[k] is not None for j in range(len(todo))]
-        done: dict[tuple[int, int], CaseResult] = {}
+        extra = 1 if resources else 0  # task j == len(todo): the Spec's resource report
+        tasks = [(k, j) for k, (sp, todo) in enumerate(plans) if refs[k] is not None
+                 for j in range(len(todo) + extra)]
+        done: dict[tuple[int, int], Any] = {}
         started: dict[int, float] = {}
         cursor = [0, 0]  # the next (Spec, case) to go into the report
         current: list[SpecReport | None] = [None]
 
-        def run(worker: Isolated, task: tuple[int, int]) -> CaseResult:
+        def run(worker: Isolated, task: tuple[int, int]) -> Any:
             k, j = task
             sp, todo = plans[k]
+            if j == len(todo):
+                notes: list[str] = []
+                return self._resources(sp, refs[k], notes, worker), notes
             return self._case(sp, todo[j], refs[k], deadlines[k], worker)
 
         def flush() -> None:
@@ -204,9 +213,9 @@ class _Run:
                                                           [], [])
                     self.report.specs.append(spec_report)
                     started.setdefault(k, time.perf_counter())
+                if (k, j) not in done and (j < len(todo) or resources):
+                    return
                 if j < len(todo):
-                    if (k, j) not in done:
-                        return
                     res = done.pop((k, j))
                     spec_report.cases.append(res)
                     spec_report.seconds = time.perf_counter() - started[k]
@@ -216,19 +225,33 @@ class _Run:
                         self.live(self.report)
                     cursor[1] = j + 1
                     continue
-                self._finish(sp, spec_report, refs[k], resources, started[k])
+                found = done.pop((k, j)) if resources else None
+                self._finish(sp, spec_report, refs[k], resources, started[k], found)
                 current[0] = None
                 cursor[:] = [k + 1, 0]
 
+        def case_of(t: tuple[int, int]) -> Case | None:
+            todo = plans[t[0]][1]
+            return todo[t[1]] if t[1] < len(todo) else None
+
+        def need(t: tuple[int, int]) -> int | None:
+            case = case_of(t)
+            try:
+                return case_bytes(plans[t[0]][0], case) if case is not None else None
+            except Exception:  # a reference the shapes cannot be learned from: unknown, run alone
+                return None
+
         flush()
-        for kind, i, res in pool.run(tasks, run, lambda t: _large(plans[t[0]][1][t[1]]),
-                                     lambda t: (t[0], plans[t[0]][1][t[1]].compile_key),
-                                     lambda r: bool(r.reasons_of(ReasonKind.OUT_OF_MEMORY))):
+        for kind, i, res in pool.run(tasks, run, is_large=lambda t: (c := case_of(t)) is not None and _large(c),
+                                     key=lambda t: (t[0], c.compile_key if (c := case_of(t)) else "resources"),
+                                     out_of_memory=lambda r: isinstance(r, CaseResult) and bool(
+                                         r.reasons_of(ReasonKind.OUT_OF_MEMORY)),
+                                     group=lambda t: t[0], need=need):
             k, j = tasks[i]
             if kind == "start":
                 started.setdefault(k, time.perf_counter())
-                if self.progress:
-                    self.progress(plans[k][0], plans[k][1][j], None)
+                if self.progress and (case := case_of(tasks[i])) is not None:
+                    self.progress(plans[k][0], case, None)
                 continue
             done[(k, j)] = res
             flush()
@@ -255,10 +278,12 @@ class _Run:
             deadlines.record(case, res.timing.total)
         return res
 
-    def _resources(self, sp: Spec, ref: SpecRef | None, notes: list[str]) -> list[Resources]:
+    def _resources(self, sp: Spec, ref: SpecRef | None, notes: list[str],
+                   worker: Isolated | None = None) -> list[Resources]:
+        worker = worker or self.worker
         try:
-            if self.worker is not None and ref is not None:
-                return self.worker.resources(ref, self.timeout)
+            if worker is not None and ref is not None:
+                return worker.resources(ref, self.timeout)
             return spec_resources(sp)
         except Exception as exc:  # a kernel the compiler rejects is a finding, not a lost run
             notes.append(f"compiling for sm_90 failed: {type(exc).__name__}: {exc}")
@@ -317,6 +342,8 @@ def check(spec: Spec | Sequence[Spec], options: Options | None = None, *, progre
     run_options = RunOptions(opts.interpreter_checks, opts.order)
     limit = _timeout(timeout)
     specs = _specs(spec)
+    if isolate or opts.workers != 1:
+        warm_up()  # the workers' server imports torch while this process builds the matrices
     dev = detect()
     _require_interpreter_internals(specs, run_options, dev)
     plans = [(sp, matrix(sp, tier=tier, dtypes=dtypes, patterns=patterns, seeds=seeds, large=large, cases=cases,

@@ -25,6 +25,7 @@ from .diagnose import debug, doctor, format_diagnosis
 from .evaluation import add_cli as add_eval_cli
 from .lint import format_finding, format_findings, lint_path
 from .report import JsonReport, check_writable, print_report, print_sanitize, progress_display, write_atomic, write_html
+from .run import warm_up
 from .sanitize import sanitize
 
 if TYPE_CHECKING:
@@ -245,6 +246,8 @@ def _check(args: argparse.Namespace) -> int:
     html_out = check_writable("--html", args.html) if args.html else None
     options = _options(args)
     console = _console()
+    if options.isolate or options.workers != 1:
+        warm_up()  # the workers' server imports torch while this process imports the Specs and builds the matrices
     specs, broken = _load(console, args)
     if not specs:
         return ExitCode.NO_SPECS

@@ -200,6 +200,11 @@ def estimate_bytes(spec: Spec, dims: dict[str, int], itemsize: int, params: dict
     return total + biggest * (2 * itemsize + 9) + 2**30
 
 
+def case_bytes(spec: Spec, case: Case) -> int:
+    """The estimated peak bytes of ``case`` on its device (``estimate_bytes`` at its sizes, precision and modes)."""
+    return estimate_bytes(spec, dict(case.sizes), PRECISIONS[case.precision].storage.itemsize, params_of(spec, case))
+
+
 def compile_key(dims: dict[str, int], precision: str, layout: str, config: tuple, params: tuple = ()) -> tuple:
     """What a JIT compiler specializes a kernel on, as far as a case decides it: the precision, the layout, the
     launch configuration, the modes (a launcher may pass one as a constexpr) and, per size, whether it is 1 or a

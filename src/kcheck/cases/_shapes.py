@@ -60,10 +60,14 @@ class _NotMeta(Exception):
 
 
 def _meta_only_mode() -> Any:
-    """A dispatch mode that stops any op creating or reading a tensor of more than one element off the meta
-    device; None where torch has no dispatch modes."""
+    """A torch-function mode that stops any call creating or reading a tensor of more than one element off the
+    meta device; None where torch has no such modes.
+
+    A function mode, not a dispatch mode: under a Python dispatch mode a composite op (``torch.matmul``) makes torch
+    import ``torch._dynamo`` (seconds, in every process that builds a matrix); a function mode sees the same
+    calls at the Python level, their arguments and their results, and imports nothing."""
     try:
-        from torch.utils._python_dispatch import TorchDispatchMode
+        from torch.overrides import TorchFunctionMode
         from torch.utils._pytree import tree_leaves
     except ImportError:  # pragma: no cover - every supported torch has them
         return None
@@ -73,14 +77,14 @@ def _meta_only_mode() -> Any:
             return x.device.type != "meta" and x.numel() > 1
         return isinstance(x, torch.device) and x.type != "meta"
 
-    class MetaOnly(TorchDispatchMode):  # type: ignore[misc]
-        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    class MetaOnly(TorchFunctionMode):  # type: ignore[misc]
+        def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             kwargs = kwargs or {}
             if any(real(a) for a in tree_leaves((args, kwargs))):
-                raise _NotMeta(str(func))
+                raise _NotMeta(getattr(func, "__name__", str(func)))
             out = func(*args, **kwargs)
             if any(real(o) for o in tree_leaves(out)):
-                raise _NotMeta(str(func))
+                raise _NotMeta(getattr(func, "__name__", str(func)))
             return out
 
     return MetaOnly()

@@ -157,8 +157,25 @@ def _context() -> Any:
     ctx = mp.get_context(method)
     if method == "forkserver":
         with _CONTEXT_LOCK:
-            ctx.set_forkserver_preload(["kcheck.run._isolate"])
+            ctx.set_forkserver_preload(PRELOAD)
     return ctx
+
+
+#: What the forkserver imports once for every worker it forks: kcheck (torch, Triton) and ``torch._dynamo``, which
+#: torch imports on the first meta-device call of many references (layer_norm's decomposition): a second or more
+#: per worker otherwise. A module that fails to import is skipped.
+PRELOAD = ["kcheck.run._isolate", "torch._dynamo"]
+
+
+def warm_up() -> None:
+    """Start the forkserver now, in the background (it imports torch, Triton and kcheck: seconds), so that it is
+    up when the first worker is asked for; the caller goes on meanwhile (discovery, the matrices). Nothing to do
+    with ``spawn``."""
+    ctx = _context()
+    if ctx.get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
 
 
 class _Process:
