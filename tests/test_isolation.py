@@ -60,3 +60,29 @@ def test_with_interpreter_checks_the_wild_store_is_a_finding_not_a_crash():
     res = kcheck.check(spec, cases="crash_and_hang[N=17,fp32,randn,seed=0]").cases[0]
     assert res.status is Status.FAILED
     assert res.findings and res.findings[0].kind == "out-of-bounds" and res.findings[0].direction == "write"
+
+
+def test_a_worker_started_ahead_is_adopted_by_the_isolated_worker_whose_environment_it_has():
+    """``warm_up(envs)`` starts workers while the caller builds its matrices; an ``Isolated`` takes one whose
+    environment is the one it would give its own worker, another environment never gets it, and the workers left
+    over are stopped."""
+    from kcheck.run import Isolated, discard_prestarted, warm_up
+    from kcheck.run._isolate import _PRESTARTED
+
+    warm_up([{"KCHECK_TEST_AHEAD": "a"}, {"KCHECK_TEST_AHEAD": "b"}])
+    assert _PRESTARTED.thread is not None
+    _PRESTARTED.thread.join()
+    ahead = {p.env["KCHECK_TEST_AHEAD"]: p.proc.pid for p in _PRESTARTED.ready}
+    assert set(ahead) == {"a", "b"}
+    other = Isolated(60, env={"KCHECK_TEST_AHEAD": "c"})
+    mine = Isolated(60, env={"KCHECK_TEST_AHEAD": "b"})
+    try:
+        other._ready()
+        mine._ready()
+        assert mine._proc.pid == ahead["b"] and other._proc.pid not in ahead.values()
+    finally:
+        other.close()
+        mine.close()
+        left = [p.proc for p in _PRESTARTED.ready]
+        discard_prestarted()
+    assert [p.pid for p in left] == [ahead["a"]] and not any(p.is_alive() for p in left)

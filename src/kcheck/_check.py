@@ -22,7 +22,19 @@ from ._results import CaseResult, Reason, ReasonKind, Report, SpecReport, Status
 from ._spec import Spec
 from .backends import Backend, backend_of
 from .cases import Case, build_matrix, case_bytes
-from .run import Deadlines, Isolated, Pool, RunOptions, run_case, spec_resources, visible_gpus, warm_up, worker_count
+from .run import (
+    Deadlines,
+    Isolated,
+    Pool,
+    RunOptions,
+    discard_prestarted,
+    pinning,
+    run_case,
+    spec_resources,
+    visible_gpus,
+    warm_up,
+    worker_count,
+)
 
 Progress = Callable[[Spec, Case, CaseResult | None], None]
 Live = Callable[[Report], None]
@@ -307,6 +319,19 @@ def _in_process(sp: Spec, case: Case, dev: DeviceInfo, options: RunOptions) -> C
         return res
 
 
+def prestart(options: Options) -> None:
+    """Start the workers a check with ``options`` will ask for, in the background, before the matrices are built:
+    the forkserver's imports and each worker's CUDA start overlap this process's work. With several workers, as
+    many as ``workers`` may give (the case count is not known yet: the surplus is stopped when the check ends)."""
+    if not (options.isolate or options.workers != 1):
+        return
+    if options.workers == 1:
+        warm_up([{}])
+        return
+    gpus = visible_gpus()
+    warm_up(pinning(worker_count(options.workers, 2**31, gpus), gpus))
+
+
 def check(spec: Spec | Sequence[Spec], options: Options | None = None, *, progress: Progress | None = None,
           live: Live | None = None, **overrides: Any) -> Report:
     """Check one Spec (or several) on every case of its matrix and return a Report.
@@ -342,8 +367,7 @@ def check(spec: Spec | Sequence[Spec], options: Options | None = None, *, progre
     run_options = RunOptions(opts.interpreter_checks, opts.order)
     limit = _timeout(timeout)
     specs = _specs(spec)
-    if isolate or opts.workers != 1:
-        warm_up()  # the workers' server imports torch while this process builds the matrices
+    prestart(opts)  # the workers start (torch, CUDA) while this process builds the matrices
     dev = detect()
     _require_interpreter_internals(specs, run_options, dev)
     plans = [(sp, matrix(sp, tier=tier, dtypes=dtypes, patterns=patterns, seeds=seeds, large=large, cases=cases,
@@ -353,6 +377,7 @@ def check(spec: Spec | Sequence[Spec], options: Options | None = None, *, progre
     gpus = visible_gpus() if dev.is_gpu else []
     n = worker_count(opts.workers, sum(len(todo) for _, todo in plans), gpus)
     with contextlib.ExitStack() as stack:
+        stack.callback(discard_prestarted)
         worker = stack.enter_context(Isolated(limit)) if isolate or n > 1 else None
         run = _Run(dev, run_options, worker, limit, progress, live)
         try:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from ._check import check, matrix
+from ._check import check, matrix, prestart
 from ._device import detect, enable_interpreter_if_no_gpu
 from ._discover import IMPORT_TIMEOUT, discover
 from ._errors import EnvironmentProblem, Interrupted, KcheckError, SpecError
@@ -25,7 +25,6 @@ from .diagnose import debug, doctor, format_diagnosis
 from .evaluation import add_cli as add_eval_cli
 from .lint import format_finding, format_findings, lint_path
 from .report import JsonReport, check_writable, print_report, print_sanitize, progress_display, write_atomic, write_html
-from .run import warm_up
 from .sanitize import sanitize
 
 if TYPE_CHECKING:
@@ -246,8 +245,8 @@ def _check(args: argparse.Namespace) -> int:
     html_out = check_writable("--html", args.html) if args.html else None
     options = _options(args)
     console = _console()
-    if options.isolate or options.workers != 1:
-        warm_up()  # the workers' server imports torch while this process imports the Specs and builds the matrices
+    enable_interpreter_if_no_gpu()  # before the workers start: they take this process's environment
+    prestart(options)  # the workers start (torch, CUDA) while this process imports the Specs and builds the matrices
     specs, broken = _load(console, args)
     if not specs:
         return ExitCode.NO_SPECS

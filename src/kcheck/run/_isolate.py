@@ -33,7 +33,7 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -167,19 +167,91 @@ def _context() -> Any:
 PRELOAD = ["kcheck.run._isolate", "torch._dynamo"]
 
 
-def warm_up() -> None:
-    """Start the forkserver now, in the background (it imports torch, Triton and kcheck: seconds), so that it is
-    up when the first worker is asked for; the caller goes on meanwhile (discovery, the matrices). Nothing to do
-    with ``spawn``."""
-    ctx = _context()
-    if ctx.get_start_method() == "forkserver":
-        from multiprocessing import forkserver
+class _Prestarted:
+    """Workers started ahead of need (``warm_up``), waiting to be adopted by the first ``Isolated`` whose worker
+    would have the same environment; the rest are stopped by ``discard_prestarted``."""
 
-        forkserver.ensure_running()
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.ready: list[_Process] = []
+        self.thread: threading.Thread | None = None
+        self.asked: set[tuple[tuple[str, str], ...]] = set()
+
+    def start(self, ctx: Any, envs: Sequence[Mapping[str, str]]) -> None:
+        new = [dict(e) for e in envs if _key(e) not in self.asked]
+        if not new:
+            return
+        self.asked.update(_key(e) for e in new)
+
+        previous = self.thread
+
+        def run() -> None:
+            if previous is not None:
+                previous.join()
+            for env in new:
+                try:
+                    proc = _Process(ctx, env)
+                except Exception:  # no forkserver: the pool starts its own workers as usual
+                    return
+                with self.lock:
+                    self.ready.append(proc)
+
+        self.thread = threading.Thread(target=run, daemon=True, name="kcheck-prestart")
+        self.thread.start()
+
+    def adopt(self, env: Mapping[str, str]) -> _Process | None:
+        thread = self.thread
+        if thread is not None:
+            thread.join()  # the forks it waits on are the ones this worker would wait on itself
+        full = dict(os.environ)
+        full.update(env)
+        with self.lock:
+            for k, proc in enumerate(self.ready):
+                if proc.env == full and proc.proc.is_alive():
+                    return self.ready.pop(k)
+        return None
+
+    def discard(self) -> None:
+        if self.thread is not None:
+            self.thread.join()
+        with self.lock:
+            left, self.ready = self.ready, []
+            self.asked.clear()
+        for proc in left:
+            _discard(proc)
+
+
+def _key(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(env.items()))
+
+
+_PRESTARTED = _Prestarted()
+
+
+def warm_up(envs: Sequence[Mapping[str, str]] = ()) -> None:
+    """Start the forkserver now, in the background (it imports torch, Triton and kcheck: seconds), so that it is
+    up when the first worker is asked for, and with ``envs`` one worker per entry (each entry is added to the
+    environment, as ``Isolated(env=...)`` does), started by a background thread as soon as the forkserver is up: a
+    worker initializes CUDA while the caller goes on (discovery, the matrices). An ``Isolated`` adopts a started
+    worker whose environment is the one it would give its own (the caller's environment at its start included), so
+    set the environment first; ``discard_prestarted`` stops the ones not adopted. Nothing to do with ``spawn``."""
+    ctx = _context()
+    if ctx.get_start_method() != "forkserver":
+        return
+    from multiprocessing import forkserver
+
+    forkserver.ensure_running()
+    _PRESTARTED.start(ctx, envs)
+
+
+def discard_prestarted() -> None:
+    """Stop the workers ``warm_up`` started that no ``Isolated`` adopted."""
+    _PRESTARTED.discard()
 
 
 class _Process:
-    """A started worker: its process, the parent's end of its pipe and the file its stderr goes to."""
+    """A started worker: its process, the parent's end of its pipe, the file its stderr goes to and the
+    environment it was given."""
 
     def __init__(self, ctx: Any, env: Mapping[str, str] | None) -> None:
         fd, self.stderr = tempfile.mkstemp(prefix="kcheck-worker-", suffix=".stderr")
@@ -187,6 +259,7 @@ class _Process:
         parent, child = ctx.Pipe()
         full = dict(os.environ)
         full.update(env or {})
+        self.env = full
         self.proc = ctx.Process(target=_serve, args=(child, self.stderr, full), daemon=True)
         with _CONTEXT_LOCK:  # several pool threads may start workers at once; the forkserver starts once
             self.proc.start()
@@ -220,7 +293,7 @@ class Isolated:
         if spare is not None and not spare.proc.is_alive():
             _discard(spare)
             spare = None
-        fresh = spare or _Process(self._ctx, self.env)
+        fresh = spare or _PRESTARTED.adopt(self.env) or _Process(self._ctx, self.env)
         self._proc, self._conn, self._stderr = fresh.proc, fresh.conn, fresh.stderr
         if spare is None:
             self.started += 1
