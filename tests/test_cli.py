@@ -76,3 +76,25 @@ def test_lint_exit_codes(capsys):
     assert "missing_tail_mask.py:26: error: [triton-unmasked-access]" in capsys.readouterr().out
     assert main(["lint", str(root / "tests" / "zoo_kernels" / "int32_overflow.py"), "--errors-only"]) == ExitCode.OK
     assert main(["lint", "no/such/path"]) == ExitCode.USAGE
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_fresh_shell_without_triton_interpret_runs_a_reduction_kernel_on_the_cpu(workers):
+    """The workers' server imports Triton once for every worker; Triton reads TRITON_INTERPRET when its own library
+    (``tl.sum``) is decorated, so the command line sets it before the server starts. Started earlier, every kernel
+    calling ``tl.sum`` raised "Cannot call @triton.jit'd outside of the scope of a kernel" in the workers."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("on a GPU machine the kernels are compiled, not interpreted")
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-m", "kcheck.cli", "check", "examples/sum_reduction.py", "-q", "-n", workers,
+                           "--no-resources", "--case", "sum_reduction[M=129,N=129,fp32,randn,BLOCK_N=1024,seed=0]"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == ExitCode.OK, proc.stdout[-2000:] + proc.stderr[-2000:]
