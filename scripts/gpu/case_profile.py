@@ -5,9 +5,10 @@
 In one fresh process (as a new worker is): the seconds of ``import kcheck``, the first CUDA initialization, then for
 each Spec file the first three cases in matrix order one after another (a first case pays what a worker pays once
 per Spec: importing the module's framework, loading its kernels, the meta probing of the reference's shapes), each
-under cProfile; the profile of the first is written to OUT_DIR/<spec>.prof.txt (top 40 by cumulative time). Then the
-Spec's first past-2**31 case, if any, profiled the same way. Default Spec files: the examples' CUDA C block
-reduction, the training cross-entropy and vector_add.
+under cProfile; the profile of the first is written to OUT_DIR/<spec>.prof.txt (top 40 by cumulative time). Then
+the Spec's past-2**31 cases, each with its peak device memory beside kcheck's estimate (the estimate decides which
+of them the pool runs side by side), the first profiled. Default Spec files: the examples' CUDA C block reduction,
+the training cross-entropy and vector_add.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def main() -> None:
     import kcheck
     from kcheck._device import detect, enable_interpreter_if_no_gpu
     from kcheck._discover import discover
+    from kcheck.cases import case_bytes
     from kcheck.run import run_case
 
     print(f"import torch {t_torch:.2f} s, kcheck {time.perf_counter() - T0 - t_torch:.2f} s more")
@@ -50,18 +52,22 @@ def main() -> None:
             cases = kcheck.matrix(spec, device=dev)
             print(f"  matrix: {len(cases)} cases, {time.perf_counter() - t:.2f} s")
             runnable = [c for c in cases if c.skip is None]
-            picks = [c for c in runnable if c.axis != "large"][:3] + [c for c in runnable if c.axis == "large"][:1]
+            picks = [c for c in runnable if c.axis != "large"][:3] + [c for c in runnable if c.axis == "large"]
             for k, case in enumerate(picks):
                 prof = cProfile.Profile()
+                if torch.cuda.is_available():
+                    torch.cuda.reset_peak_memory_stats()
                 t = time.perf_counter()
                 prof.enable()
                 res = run_case(spec, case, dev)
                 prof.disable()
                 wall = time.perf_counter() - t
                 tm = res.timing
+                peak = torch.cuda.max_memory_allocated() / 2**30 if torch.cuda.is_available() else 0.0
                 print(f"  {wall:6.2f} s {res.status.value:7s} kernel {tm.kernel:.2f} reference {tm.reference:.2f} "
-                      f"baseline {tm.baseline:.2f} harness {tm.harness:.2f}  {case.id[:90]}")
-                if k == 0 or case.axis == "large":
+                      f"baseline {tm.baseline:.2f} harness {tm.harness:.2f} peak {peak:.1f} GiB (estimated "
+                      f"{case_bytes(spec, case) / 2**30:.1f})  {case.id[:90]}")
+                if k == 0 or case is next((c for c in picks if c.axis == "large"), None):
                     buf = io.StringIO()
                     pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(40)
                     name = f"{spec.name}{'_large' if case.axis == 'large' else ''}.prof.txt"
