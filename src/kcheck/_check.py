@@ -303,7 +303,7 @@ class _Run:
 
 
 def _large(case: Case) -> bool:
-    """A past-2**31 case that will run (tens of GiB: one at a time per GPU)."""
+    """A past-2**31 case that will run (tens of GiB: side by side on a GPU only as their estimates fit)."""
     return case.axis == "large" and case.skip is None
 
 
