@@ -480,3 +480,28 @@ def test_an_xdist_worker_pins_itself_before_cuda_starts(monkeypatch: pytest.Monk
     monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)  # too late: left as it is
     pytest_plugin._pin_xdist_worker()
     assert os.environ["CUDA_VISIBLE_DEVICES"] == "4,5"
+
+
+def test_running_out_of_memory_while_judging_is_a_device_skip_for_a_large_case_and_an_error_for_another(monkeypatch):
+    """Out of memory in the comparison (not in the kernel): on the H200 a past-2**31 case's judging beside other
+    processes raised out of run_case and its worker reported "could not run the case". A large case is then not
+    run for this device (as when its inputs or reference ran out); another case errs with the out-of-memory kind
+    (a pool runs it again alone); nothing raises."""
+    import dataclasses
+
+    from kcheck._device import detect
+    from kcheck.cases import SkipKind
+    from kcheck.run import _execute, run_case
+
+    def compare(*args, **kwargs):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    monkeypatch.setattr(_execute, "compare", compare)
+    spec = kcheck.Spec(name="oom_judge", kernel=lambda x: x.neg(), reference=torch.neg, inputs=[kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=8, real=())})
+    case = kcheck.matrix(spec, cases="N=8", dtypes=["fp32"])[0]
+    small = run_case(spec, case, detect())
+    assert small.status is Status.ERROR and small.reasons_of(ReasonKind.OUT_OF_MEMORY)
+    large = run_case(spec, dataclasses.replace(case, axis="large"), detect())
+    assert large.status is Status.SKIPPED and large.skip_kind is SkipKind.DEVICE
+    assert large.reasons_of(ReasonKind.OUT_OF_MEMORY) and "ran out of memory" in large.reasons[0]

@@ -307,6 +307,10 @@ def run_case(spec: Spec, case: Case, device: DeviceInfo, options: RunOptions | N
     ex = execute(spec, case, device, options)
     try:
         return judge(ex)
+    except Exception as exc:  # the kernel's faults are caught where they happen; memory is the device's
+        if not is_out_of_memory(exc):
+            raise
+        return _judging_out_of_memory(case, exc, ex.timing)
     finally:
         ex.timing.total = time.perf_counter() - t_start
         del ex
@@ -317,6 +321,22 @@ def run_case(spec: Spec, case: Case, device: DeviceInfo, options: RunOptions | N
 
 
 OUT_OF_MEMORY_WORDS = "the device ran out of memory"
+
+
+def _judging_out_of_memory(case: Case, exc: BaseException, timing: Timing) -> CaseResult:
+    """The device ran out of memory while the outputs were judged (the comparison's chunks, repeat runs, the
+    gradients): a past-2**31 case is not run for this device, as when a stage before ran out (its size was chosen
+    from the memory free when the matrix was built); another case errs with the out-of-memory kind, which a pool
+    runs again alone. Never a verdict on the kernel, and never an exception out of ``run_case``."""
+    text = f"judging the outputs ran out of device memory ({_short_traceback(exc)})"
+    if case.axis == "large":
+        res = CaseResult(case, Status.SKIPPED, timing=timing, skip_kind=SkipKind.DEVICE, reasons=[Reason(
+            f"not run: the device ran out of memory at this size ({text}); the past-2**31 check needs a GPU with "
+            "more free memory", ReasonKind.SKIP)])
+    else:
+        res = CaseResult(case, Status.ERROR, timing=timing, reasons=[Reason(text, ReasonKind.WORKER)])
+    res.reasons.append(Reason(OUT_OF_MEMORY_WORDS, ReasonKind.OUT_OF_MEMORY))
+    return res
 
 _STAGE = {ReasonKind.INPUTS_RAISED: "building the inputs raised", ReasonKind.REFERENCE_RAISED: "the reference raised",
           ReasonKind.KERNEL_RAISED: "the kernel raised"}
