@@ -288,3 +288,21 @@ def test_output_shapes_are_learned_through_custom_inputs():
                        inputs=[kcheck.Custom(_natural), kcheck.Tensor("T", "V")],  # its dims undeclared
                        dims={"T": kcheck.Dim(nominal=64, real=()), "V": kcheck.Dim(nominal=100, real=())})
     assert tensor_shapes(spec, {"T": 37, "V": 100}) == [(37, 100), (37, 100)]  # make ran on the meta device
+
+
+def test_the_padding_of_a_strided_input_holds_nan_not_recycled_memory():
+    """A kernel that reads the padding (a stride assumed) must get the same wrong values at every run: garbage from
+    the allocator let a stride-assumed kernel pass on a ones input laid over a freed ones input (the zeroed-output
+    experiment then 'rescued' it, one debug run in ten)."""
+    from kcheck.cases._inputs import _layout
+
+    for x in (torch.ones(4, 5), torch.arange(6, dtype=torch.float16)):
+        view = _layout(x, "strided")
+        assert torch.equal(view, x) and view._base is not None
+        flat = view._base.reshape(-1)
+        inside = torch.zeros(flat.numel(), dtype=torch.bool)
+        where = torch.as_strided(torch.arange(flat.numel()), view.shape, view.stride(), view.storage_offset())
+        inside[where.reshape(-1)] = True
+        assert bool(torch.isnan(flat[~inside].float()).all()) and not torch.isnan(flat[inside].float()).any()
+    idx = _layout(torch.arange(12).reshape(3, 4), "strided")
+    assert idx._base is not None and int(idx._base[:, 4:].abs().sum()) == 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -34,7 +35,10 @@ def _generator(device: str, seed: int) -> torch.Generator:
 
 
 def _layout(x: torch.Tensor, layout: str) -> torch.Tensor:
-    """Return a view with the same values in the requested memory layout."""
+    """Return a view with the same values in the requested memory layout. The padding around the view holds NaN
+    (zeros for other dtypes), never what the allocator left there: a kernel that reads it (a stride assumed) gets
+    the same wrong answer at every run and in the repro script, and cannot pass by finding an earlier input's
+    values in recycled memory (a ones input over a freed ones input read right)."""
     if layout == "contiguous" or x.numel() == 0 or x.dim() == 0:
         return x
     if x.dim() >= 2:  # rows padded: stride(-2) = N + 7, last dimension still unit-stride
@@ -43,6 +47,10 @@ def _layout(x: torch.Tensor, layout: str) -> torch.Tensor:
     else:  # 1-D: start one element into the buffer (misaligned for vector loads)
         base = torch.empty(x.shape[0] + 1, dtype=x.dtype, device=x.device)
         view = base[1:]
+    if base.is_floating_point() or base.is_complex():
+        base.fill_(math.nan)
+    else:
+        base.zero_()
     view.copy_(x)
     return view
 
