@@ -90,7 +90,8 @@ def _access(a: Access) -> str:
 
 
 def deduplicate(findings: list[Finding]) -> list[Finding]:
-    """Merge findings with the same (tool, kind, kernel, file, line): counts add up, cases are united."""
+    """Merge findings with the same (tool, kind, kernel, file, line): counts add up, cases are united, and the
+    distance from the allocation is the farthest of the records (one element past the end, or many)."""
     merged: dict[tuple[object, ...], Finding] = {}
     for f in findings:
         old = merged.get(f.key)
@@ -98,6 +99,8 @@ def deduplicate(findings: list[Finding]) -> list[Finding]:
             merged[f.key] = Finding(**{**f.__dict__, "cases": list(f.cases)})
             continue
         old.count += f.count
+        if f.distance is not None and (old.distance is None or abs(f.distance) > abs(old.distance)):
+            old.distance, old.allocation_size = f.distance, f.allocation_size
         if f.hazards:
             old.hazards = (old.hazards or 0) + f.hazards
         for c in f.cases:

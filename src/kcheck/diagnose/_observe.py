@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from .._findings import Finding
 from .._results import CaseResult, ReasonKind, Status
 from .._spec import Spec, Tensor
 from ._causes import Observation
@@ -117,6 +118,18 @@ def is_vector(ev: Evidence, i: int) -> bool:
 
 def _pow2(v: int) -> bool:
     return v > 0 and v & (v - 1) == 0
+
+
+def one_element_past(f: Finding) -> bool:
+    """Whether an out-of-bounds finding is one element just past the end (a bound off by one), not many lanes (a
+    missing mask): the interpreter says how many lanes were out; memcheck, the farthest record's distance from the
+    allocation (1 byte after it: the access starts at the end) or, without it, one record per case (a case that
+    launches its kernel several times repeats the same record)."""
+    if f.tool == "interpreter":
+        return "lanes out of bounds" not in f.message
+    if f.distance is not None:
+        return 0 < f.distance <= max(1, f.size or 1)
+    return f.count <= max(1, len(f.cases))
 
 
 class Facts:
@@ -340,9 +353,7 @@ class Facts:
         oob = [f for f in ev.findings() if f.kind == "out-of-bounds"]
         for f in oob[:2]:
             self.add("oob", f"{f.tool}: {f.message[:220]} at {f.file}:{f.line}")
-        # one element past the end per access: the interpreter says how many lanes; memcheck, one record per thread
-        if oob and all(("lanes out of bounds" not in f.message) if f.tool == "interpreter"
-                       else f.count <= max(1, len(f.cases)) for f in oob):
+        if oob and all(one_element_past(f) for f in oob):
             self.add("oob-single-lane", "each out-of-bounds access is a single lane: one element past the end")
         elif oob:
             self.add("oob-wide", f"out-of-bounds accesses of many lanes at once ({oob[0].message[:120]})")

@@ -120,7 +120,8 @@ PROFILES: list[Profile] = [
     Profile("edge-guard", "fails at non-multiples of a block and passes at the multiples (or the errors lie past the "
             "last full block)",
             {("edge-pattern",): 0.75, ("edge-decided",): 0.75, ("tail-errors",): 0.6, ("oob-wide",): 0.6},
-            {"oob": 0.1, "edge-decided": 0.1, "crash-illegal-address": 0.05, "config-dependent": 0.05},
+            {"oob": 0.1, "edge-decided": 0.1, "crash-illegal-address": 0.05, "config-dependent": 0.05,
+             "vector-edge": 0.05},
             {**_AXIS, "oob-single-lane": 0.15, "ragged-passes": 0.3, "edge-accesses-clean": 0.3,
              "layout-only": 0.3, "systematic-error": 0.3, "oob-vector": 0.3, "reads-one-past": 0.15},
             advice=lambda ev: "add the bounds mask (offs < n) to the load/store at the line the checks name; run "
@@ -144,12 +145,15 @@ PROFILES: list[Profile] = [
             # lost updates stay inside the tensor: accesses past its end are an edge bug whose stores land on other
             # programs' elements; a program reading others' results unordered is a race, not a lost update
             {"edge-decided": 0.3, "square-only": 0.3, "nonfinite-large": 0.3, "nonfinite-zero": 0.3, "oob": 0.3,
-             "race-read-only": 0.3},
+             "race-read-only": 0.3, "differs-without-reduction": 0.3},
             advice=_atomic_advice),
     Profile("exp-overflow", "NaN/Inf only on large magnitudes, randn right",
             # finite errors beyond the same-precision baseline on ordinary data: a sum that loses precision (and may
             # overflow on large data too), not an exp that only large inputs push past the range
-            {("nonfinite-large",): 0.9}, {"scale-decided": 0.05}, {"scaled-finite": 0.3, "baseline-only": 0.3},
+            # an exp past the range overflows in fp32 too on the same data: only the low precisions failing is their
+            # range (an fp16 sum of squares), not the exp
+            {("nonfinite-large",): 0.9}, {"scale-decided": 0.05},
+            {"scaled-finite": 0.3, "baseline-only": 0.3, "low-precision-only": 0.3},
             advice=lambda ev: "subtract the row max before exp (x - max(x)), as the stable softmax / log-sum-exp"),
     Profile("division-by-zero", "NaN/Inf where a sum or spread is zero",
             {("nonfinite-zero", "zero-only"): 0.88, ("nonfinite-zero", "nonfinite-short"): 0.85,
@@ -166,15 +170,18 @@ PROFILES: list[Profile] = [
             {("baseline-only",): 0.85, ("low-precision-only",): 0.7},
             {"error-grows": 0.03, "wider-precision-passes": 0.03},
             # an accumulator's dtype loses the same digits at every run (gross run-to-run differences are a race),
-            # and loses them on randn data too, not on large-mean data alone (that is a formula that cancels)
-            {"nondeterministic": 0.3, "large-mean-baseline": 0.3},
+            # and loses them on randn data too, not on large-mean data alone (that is a formula that cancels); it
+            # loses them gradually with the length, not at block boundaries, past a tensor's end or off the square
+            {"nondeterministic": 0.3, "large-mean-baseline": 0.3, "past-one-block": 0.3, "edge-pattern": 0.3,
+             "oob": 0.3, "square-only": 0.3},
             advice=lambda ev: "accumulate in fp32 (tl.float32 / float) and cast once at the end; keep indices and "
             "intermediates out of the low precision too"),
     Profile("uninitialized-accumulator", "passes when the outputs are zeroed first, fails when poisoned",
             {("zeroed-rescues",): 0.92},
             # kcheck's poison is the same at every run: a kernel reading it is wrong the same way each time; runs on
             # the same inputs that differ by more than reordering are a race (a zeroed run that passed was luck)
-            contradicts={"nondeterministic": 0.3},
+            # and it is wrong at every shape: passing every square one is an index, a never-written tail a bound
+            contradicts={"nondeterministic": 0.3, "square-only": 0.3, "unwritten-tail": 0.3},
             advice=lambda ev: "initialise the accumulator (tl.zeros / 0.0f) instead of loading the output; or zero "
             "the output in the launcher"),
     Profile("wrong-axis", "a 1-D per-channel operand, and failures that need two dims to differ (or vanish when "
@@ -183,7 +190,8 @@ PROFILES: list[Profile] = [
             {"vector-ones-rescues": 0.05, "oob-vector": 0.05},
             # another input at ones righting the values too: constant data hides any element read in the wrong
             # place (a race on a stale tile, a wrong offset), not the per-channel operand's axis in particular
-            {"transposed-reference": 0.3, "vector-ones-fails": 0.3, "ones-rescues": 0.3},
+            # the operand read past its end only at sizes that are not multiples of a block: its load lacks the mask
+            {"transposed-reference": 0.3, "vector-ones-fails": 0.3, "ones-rescues": 0.3, "vector-edge": 0.3},
             advice=lambda ev: "check which index the per-channel operand is read with (column vs row, % N vs % M)"),
     Profile("index-transposition", "passes on square shapes only, or matches a transposed reference",
             {("transposed-reference",): 0.9, ("arange-transposed",): 0.9, ("square-only",): 0.8,
@@ -205,7 +213,7 @@ PROFILES: list[Profile] = [
             advice=lambda ev: "move __syncthreads() out of the thread-dependent branch (all threads must reach it)"),
     Profile("race", "repeated runs on the same inputs differ by more than 64 ULP",
             {("nondeterministic",): 0.75, ("race-read-only",): 0.78},
-            {"order-dependent": 0.05, "race-right-values": 0.05},
+            {"order-dependent": 0.05, "race-right-values": 0.05, "differs-without-reduction": 0.05},
             {"oob": 0.3},
             advice=lambda ev: "run compute-sanitizer racecheck; look for a missing barrier or atomic"),
     Profile("nondeterministic-reordering", "runs differ by a few ULP and nothing is grossly wrong",
@@ -258,6 +266,14 @@ def _extra_observations(facts: Facts) -> None:
         if d in reduce:
             facts.add("reduce-across-blocks", f"{d} is a reduction dimension: its blocks' partial results must be "
                       "combined")
+    if facts.has("nondeterministic") and not reduce and not facts.has("race-write-write"):
+        facts.add("differs-without-reduction", "runs on the same inputs differ, and no dimension is reduced across "
+                  "programs: a program reads what another writes, not a partial result lost")
+    if facts.has("oob-vector") and facts.has("edge-pattern"):
+        # read past its end only where a size is not a multiple of the block: the edge, not the axis it is read on
+        facts.observations = [o for o in facts.observations if o.kind != "oob-vector"]
+        facts.add("vector-edge", "the 1-D operand is read past its end only at sizes that are not a multiple of the "
+                  "block (the edge pattern): its load lacks the bounds mask")
     if facts.worst is Severity.ROUNDING and not facts.has("baseline-only") \
             and facts.has("rounding-only"):
         facts.add("all-rounding", "every failure is at rounding level")
