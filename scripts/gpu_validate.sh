@@ -11,7 +11,7 @@ export PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
 $py -m pip install -q --no-deps --no-build-isolation -e . >"$out/steps.log" 2>&1 || { cat "$out/steps.log"; exit 2; }
 summary=()
-steps=${STEPS:-"examples seeds interactions zoo sanitize race isolation trust pytest bench timing eval journal numba training parallel budget auto"}
+steps=${STEPS:-"examples seeds interactions zoo sanitize race isolation trust pytest bench timing eval journal numba training parallel budget auto speed"}
 want() { [[ " $steps " == *" $1 "* ]]; }
 step() {  # step NAME EXPECTED_RC COMMAND...: run, log to $out/NAME.log, record the outcome
   local name=$1 want=$2; shift 2
@@ -186,6 +186,13 @@ if want budget; then
     examples/{gemm,layernorm,softmax,sum_reduction,vector_add,cuda_gemm,cuda_transpose,cuda_block_reduce}.py -q \
     --json "$out/budget_cold.json"
   $py benchmarks/case_time.py "$out/budget_cold.json" | head -n 14
+fi
+if want speed; then
+  echo "== where -n auto's wall time goes (cold caches): phases, busy workers, the tail; a past-2**31 case's profile"
+  cold=$(mktemp -d)
+  step speed_timeline 0 env TRITON_CACHE_DIR="$cold/triton" KCHECK_CACHE_DIR="$cold/k" $py \
+    benchmarks/parallel_timeline.py examples/ -n auto --json "$out/timeline.json"
+  step speed_large_case 0 $py scripts/gpu/case_profile.py "$out/profile" examples/vector_add.py examples/softmax.py
 fi
 if want auto; then
   echo "== every example, -n auto, cold caches: wall time and verdicts"
