@@ -337,7 +337,7 @@ def test_a_barrier_under_a_thread_dependent_branch_outranks_a_missing_one():
     assert _ranked("shared-race", "static-divergent-barrier")[0] == "divergent-barrier"
     # without the static finding, the same symptoms are a missing barrier
     assert _ranked("nondeterministic", "shared-memory")[0] == "missing-syncthreads"
-    assert _ranked("shared-race")[0] == "missing-syncthreads"
+    assert _ranked("shared-race", "shared-memory")[0] == "missing-syncthreads"  # racecheck, CUDA C's __shared__
     # synccheck's own finding stays decisive
     assert _ranked("divergent-barrier", "shared-race")[0] == "divergent-barrier"
 
@@ -594,3 +594,16 @@ def test_a_per_channel_operand_read_past_its_end_only_at_ragged_sizes_is_an_edge
     assert ranked[0] == "edge-guard" and "vector-edge" in kinds and "oob-vector" not in kinds
     ranked, _ = _ranked_extras(spec_of.bias_wrong_axis, "gross", "oob", "oob-vector", "vector-operand")
     assert ranked[0] == "wrong-axis"
+
+
+def test_a_racecheck_hazard_in_a_kernel_that_declares_no_shared_memory_is_no_missing_barrier():
+    """racecheck reported a shared-memory hazard in a Triton kernel (held-out round 8's RBF kernel on the H200,
+    whose bug was a cancellation): Triton manages and fences its shared memory, so "missing __syncthreads()" is not
+    a cause its author can have made; in CUDA C with ``__shared__`` it stays the first cause."""
+    assert _ranked("shared-race", "shared-memory")[0] == "missing-syncthreads"
+    ranked = _ranked("shared-race", "large-mean-only", "shift-decided", "gross")
+    assert ranked[0] == "cancellation"
+    from kcheck.diagnose._rules import PROFILES, evaluate
+
+    alone = evaluate(next(p for p in PROFILES if p.key == "missing-syncthreads"), _Seen("shared-race"))
+    assert alone is not None and not alone.hallmark_seen and alone.score < 0.5
