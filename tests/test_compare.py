@@ -89,7 +89,7 @@ def test_chunked_figures_equal_their_plain_definitions_with_nan_inf_unwritten_an
         cmp = compare("o", out, e, tol, unwritten=unwritten, baseline=b, baseline_required=False)
         x, e_r, bx = out.double(), e.to(dtype).double(), b.double()
 
-        def bad_of(v: torch.Tensor) -> torch.Tensor:
+        def bad_of(v: torch.Tensor, e_r: torch.Tensor = e_r) -> torch.Tensor:
             both_nan_free = ~torch.isnan(v) & ~torch.isnan(e_r)
             inf_any = torch.isinf(v) | torch.isinf(e_r)
             close = (v - e).abs() <= tol.atol + tol.rtol * e.abs()

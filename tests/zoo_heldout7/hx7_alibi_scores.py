@@ -45,7 +45,7 @@ def alibi_scores(scores, slopes, BLOCK_L=16, BLOCK_S=64):
 
 
 def reference(scores, slopes):
-    H, L, S = scores.shape
+    _H, L, S = scores.shape
     i = torch.arange(L, dtype=scores.dtype)[:, None]
     j = torch.arange(S, dtype=scores.dtype)[None, :]
     return scores - slopes[:, None, None] * (i - j)[None]

@@ -1,9 +1,9 @@
 """Binary cross-entropy with logits, averaged over each row (multi-label classification, one row per sample):
 
-    loss[i] = mean_j  (1 - t) * x - logsigmoid(x),    logsigmoid(x) = min(x, 0) - log(1 + exp(-|x|))
+loss[i] = mean_j (1 - t) * x - logsigmoid(x), logsigmoid(x) = min(x, 0) - log(1 + exp(-|x|))
 
-the numerically stable form of -(t log sigmoid(x) + (1 - t) log(1 - sigmoid(x))), written as torch writes it. Targets are probabilities in
-[0, 1]. One program per row, BLOCK_N-wide chunks, fp32 accumulation."""
+the numerically stable form of -(t log sigmoid(x) + (1 - t) log(1 - sigmoid(x))), written as torch writes it.
+Targets are probabilities in [0, 1]. One program per row, BLOCK_N-wide chunks, fp32 accumulation."""
 
 import torch
 import triton

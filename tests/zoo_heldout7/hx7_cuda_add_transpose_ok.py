@@ -4,7 +4,6 @@ bank conflicts) with coalesced reads, synchronizes, then reads x and writes out 
 block, guards on both edges, size_t offsets. Runs on a GPU through CuPy; without one kcheck compiles it for
 sm_90 and skips its cases."""
 
-import torch
 
 import kcheck
 

@@ -3,7 +3,6 @@
 thread, then a shared-memory tree reduction. fp32, size_t row offsets. Runs on a GPU through CuPy; without one
 kcheck compiles it for sm_90 and skips its cases."""
 
-import torch
 
 import kcheck
 

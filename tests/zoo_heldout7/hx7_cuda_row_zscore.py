@@ -1,8 +1,9 @@
-"""CUDA C row standardization (z-score): y[i, :] = (x[i, :] - mean_i) / sqrt(var_i + eps), biased variance.
-One block of 256 threads per row. The statistics are taken on the row shifted by its first element (exact for
-values close together: a large common offset costs no precision, a constant row gives exactly 0). Strided
-partial sums per thread, a tree reduction in shared memory for the mean, then the same shared buffer reused for the sum of squared deviations, then a normalizing pass. fp32,
-size_t row offsets. Runs on a GPU through CuPy; without one kcheck compiles it for sm_90 and skips its cases."""
+"""CUDA C row standardization (z-score): y[i, :] = (x[i, :] - mean_i) / sqrt(var_i + eps), biased variance. One block
+of 256 threads per row. The statistics are taken on the row shifted by its first element (exact for values close
+together: a large common offset costs no precision, a constant row gives exactly 0). Strided partial sums per
+thread, a tree reduction in shared memory for the mean, then the same shared buffer reused for the sum of squared
+deviations, then a normalizing pass. fp32, size_t row offsets. Runs on a GPU through CuPy; without one kcheck
+compiles it for sm_90 and skips its cases."""
 
 import torch
 

@@ -3,7 +3,6 @@ One block of 256 threads per row; the row is moved in float4 (16-byte) loads and
 elements of the row, if any, one at a time. fp32, size_t row offsets. Runs on a GPU through CuPy; without one
 kcheck compiles it for sm_90 and skips its cases."""
 
-import torch
 
 import kcheck
 

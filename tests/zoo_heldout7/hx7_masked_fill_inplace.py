@@ -39,7 +39,8 @@ spec = kcheck.Spec(
     name="hx7_masked_fill_inplace",
     kernel=masked_fill_,
     reference=reference,
-    inputs=[kcheck.Tensor("M", "N", name="x", mutated=True), kcheck.Tensor("M", "N", dtype=torch.bool, density=0.3, name="mask")],
+    inputs=[kcheck.Tensor("M", "N", name="x", mutated=True),
+            kcheck.Tensor("M", "N", dtype=torch.bool, density=0.3, name="mask")],
     dims={"M": kcheck.Dim(nominal=64), "N": kcheck.Dim(nominal=256)},
     configs=[{"BLOCK": 1024}, {"BLOCK": 256}],
 )

@@ -24,7 +24,7 @@ def nll_mean_kernel(logp_ptr, tgt_ptr, out_ptr, T, stride_t, inv_t, BLOCK_T: tl.
 
 
 def nll_loss_mean(logp, target, BLOCK_T=1024):
-    T, V = logp.shape
+    T, _V = logp.shape
     acc = torch.zeros((), dtype=torch.float32, device=logp.device)
     if T == 0:
         return torch.full((), float("nan"), dtype=logp.dtype, device=logp.device)
