@@ -41,6 +41,7 @@ class Finding:
     space: str | None = None  # global | shared | local
     distance: int | None = None  # bytes after (positive) or before (negative) the nearest allocation
     allocation_size: int | None = None
+    farthest: int | None = None  # merged records: the largest distance among them (None: only ``distance`` known)
     source: Access | None = None  # races: the first access
     destination: Access | None = None  # races: the second access
     hazards: int | None = None  # races: hazard count the tool reports
@@ -90,8 +91,9 @@ def _access(a: Access) -> str:
 
 
 def deduplicate(findings: list[Finding]) -> list[Finding]:
-    """Merge findings with the same (tool, kind, kernel, file, line): counts add up, cases are united, and the
-    distance from the allocation is the farthest of the records (one element past the end, or many)."""
+    """Merge findings with the same (tool, kind, kernel, file, line): counts add up, cases are united, and
+    ``farthest`` keeps the largest distance from the allocation among the records (one element past the end, or
+    many); ``distance`` stays the first record's."""
     merged: dict[tuple[object, ...], Finding] = {}
     for f in findings:
         old = merged.get(f.key)
@@ -99,8 +101,10 @@ def deduplicate(findings: list[Finding]) -> list[Finding]:
             merged[f.key] = Finding(**{**f.__dict__, "cases": list(f.cases)})
             continue
         old.count += f.count
-        if f.distance is not None and (old.distance is None or abs(f.distance) > abs(old.distance)):
-            old.distance, old.allocation_size = f.distance, f.allocation_size
+        far = f.farthest if f.farthest is not None else f.distance
+        now = old.farthest if old.farthest is not None else old.distance
+        if far is not None and (now is None or abs(far) > abs(now)):
+            old.farthest = far
         if f.hazards:
             old.hazards = (old.hazards or 0) + f.hazards
         for c in f.cases:

@@ -127,8 +127,9 @@ def one_element_past(f: Finding) -> bool:
     launches its kernel several times repeats the same record)."""
     if f.tool == "interpreter":
         return "lanes out of bounds" not in f.message
-    if f.distance is not None:
-        return 0 < f.distance <= max(1, f.size or 1)
+    distance = f.farthest if f.farthest is not None else f.distance
+    if distance is not None:
+        return 0 < distance <= max(1, f.size or 1)
     return f.count <= max(1, len(f.cases))
 
 
