@@ -167,6 +167,26 @@ def _context() -> Any:
 PRELOAD = ["kcheck.run._isolate", "torch._dynamo"]
 
 
+def _exitcode(proc: Any) -> int | None:
+    """``proc.exitcode``, read under the lock that process starts take. A forkserver child's status is one message
+    on a pipe, read by whichever thread polls first: ``Process.start()`` polls every finished child of this process
+    (multiprocessing's ``_cleanup``), and a thread polling the same child at that moment reads nothing and takes
+    exit code 255 ("the worker exited with status 255" for a case that died by SIGABRT)."""
+    with _CONTEXT_LOCK:
+        return proc.exitcode  # type: ignore[no-any-return]
+
+
+def _alive(proc: Any) -> bool:
+    return _exitcode(proc) is None
+
+
+def _join(proc: Any, seconds: float) -> None:
+    """``proc.join(seconds)`` by polling ``_exitcode``, never holding the lock while it waits."""
+    deadline = time.monotonic() + seconds
+    while _alive(proc) and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 class _Prestarted:
     """Workers started ahead of need (``warm_up``), waiting to be adopted by the first ``Isolated`` whose worker
     would have the same environment; the rest are stopped by ``discard_prestarted``."""
@@ -207,7 +227,7 @@ class _Prestarted:
         full.update(env)
         with self.lock:
             for k, proc in enumerate(self.ready):
-                if proc.env == full and proc.proc.is_alive():
+                if proc.env == full and _alive(proc.proc):
                     return self.ready.pop(k)
         return None
 
@@ -290,7 +310,7 @@ class Isolated:
     def _start(self) -> None:
         self._forget_stderr()
         spare, self._spare = self._spare, None
-        if spare is not None and not spare.proc.is_alive():
+        if spare is not None and not _alive(spare.proc):
             _discard(spare)
             spare = None
         fresh = spare or _PRESTARTED.adopt(self.env) or _Process(self._ctx, self.env)
@@ -311,13 +331,13 @@ class Isolated:
             return None
         if not self._closing:
             self.deaths += 1
-        if kill and proc.is_alive():
+        if kill and _alive(proc):
             proc.kill()
-        proc.join(5)
-        if proc.is_alive():  # busy in a kernel that ignores the closed pipe
+        _join(proc, 5)
+        if _alive(proc):  # busy in a kernel that ignores the closed pipe
             proc.kill()
-            proc.join(5)
-        return proc.exitcode
+            _join(proc, 5)
+        return _exitcode(proc)
 
     def _forget_stderr(self) -> None:
         if self._stderr:
@@ -338,7 +358,7 @@ class Isolated:
     def _ready(self) -> Connection:
         """A running worker's connection, starting one (and waiting until it has imported what it needs) if none
         runs. Raises _NoWorker when a new worker dies or does not come up within ``STARTUP_LIMIT`` seconds."""
-        if self._proc is not None and self._proc.is_alive():
+        if self._proc is not None and _alive(self._proc):
             assert self._conn is not None
             return self._conn
         self._stop()
@@ -413,7 +433,7 @@ class Isolated:
         """Kill the running worker from another thread: the thread waiting on its case sees it die (Ctrl-C)."""
         self._closing = True
         proc = self._proc
-        if proc is not None and proc.is_alive():
+        if proc is not None and _alive(proc):
             proc.kill()
 
     def close(self) -> None:
@@ -439,9 +459,9 @@ class Isolated:
 def _discard(worker: _Process) -> None:
     """Stop a spare that never ran a case."""
     worker.conn.close()
-    if worker.proc.is_alive():
+    if _alive(worker.proc):
         worker.proc.kill()
-    worker.proc.join(5)
+    _join(worker.proc, 5)
     try:
         os.unlink(worker.stderr)
     except OSError:
