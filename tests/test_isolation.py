@@ -86,3 +86,17 @@ def test_a_worker_started_ahead_is_adopted_by_the_isolated_worker_whose_environm
         left = [p.proc for p in _PRESTARTED.ready]
         discard_prestarted()
     assert [p.pid for p in left] == [ahead["a"]] and not any(p.is_alive() for p in left)
+
+
+def test_a_forkserver_that_cannot_start_early_costs_the_head_start_only(monkeypatch):
+    """``warm_up`` is a head start: when the forkserver cannot be started there, it returns, and the first worker
+    starts it as before (or says why not) instead of ``check()`` failing before its matrices."""
+    from multiprocessing import forkserver
+
+    from kcheck.run import warm_up
+
+    def refuse() -> None:
+        raise OSError("no room for a socket")
+
+    monkeypatch.setattr(forkserver, "ensure_running", refuse)
+    warm_up([{"KCHECK_TEST_AHEAD": "x"}])  # no exception

@@ -260,7 +260,10 @@ def warm_up(envs: Sequence[Mapping[str, str]] = ()) -> None:
         return
     from multiprocessing import forkserver
 
-    forkserver.ensure_running()
+    try:
+        forkserver.ensure_running()
+    except Exception:  # an early start is only a head start: the first worker starts it as before (or says why not)
+        return
     _PRESTARTED.start(ctx, envs)
 
 
