@@ -135,19 +135,16 @@ class Pool(Generic[T]):
     def _take_small(self, worker: _Worker) -> int | None:
         """Remove and return the pending task ``worker`` should run next (see the module docstring), None when none
         is left."""
-        own = [g for g in worker.touched if self._pending[g]]
+        own = [(g, self._pick(worker, self._pending[g])) for g in worker.touched if self._pending[g]]
         if own:
-            for g in own:  # 1. a built key in a touched group
-                q = self._pending[g]
-                pos = self._pick(worker, q)
-                if self._keys[q[pos]] in worker.built:
+            keys = [self._keys[self._pending[g][pos]] for g, pos in own]
+            for (g, pos), k in zip(own, keys, strict=True):  # 1. a built key in a touched group
+                if k in worker.built:
                     return self._pop(worker, g, pos)
-            for g in own:  # 2. a fresh key in a touched group
-                q = self._pending[g]
-                pos = self._pick(worker, q)
-                if self._keys[q[pos]] not in self._started:
+            for (g, pos), k in zip(own, keys, strict=True):  # 2. a fresh key in a touched group
+                if k not in self._started:
                     return self._pop(worker, g, pos)
-            return self._pop(worker, own[0], 0)  # 3.
+            return self._pop(worker, own[0][0], 0)  # 3.
         live = [g for g, q in self._pending.items() if q]
         if not live:
             return None
@@ -202,9 +199,9 @@ class Pool(Generic[T]):
         return None
 
     def _score(self, gpu: int) -> tuple[bool, float]:
-        """How much room ``gpu`` has for the next past-2**31 case (the most wins): a GPU running none first, by its
-        budget."""
-        return (not self._large_on[gpu], self._budget[gpu] if not self._large_on[gpu] else self._room(gpu))
+        """How much room ``gpu`` has for the next past-2**31 case (the most wins): a GPU running none first (its
+        room is then its whole budget)."""
+        return (not self._large_on[gpu], self._room(gpu))
 
     def _next(self, worker: _Worker) -> int | None:
         """The next task for ``worker`` (called under the condition's lock), None when there is none left for it;
