@@ -50,3 +50,32 @@ def test_triton_resources_come_from_the_kernels_compiled_for_this_gpu():
     r = found[0]
     major, minor = torch.cuda.get_device_capability()
     assert r.arch.startswith(f"sm_{major}{minor}") and r.registers > 0 and "ptxas" in r.source
+
+
+def test_release_memory_frees_a_cycle_held_tensor_and_skips_the_collection_when_little_is_held(monkeypatch):
+    import gc
+
+    from kcheck._device import release_memory
+
+    class Holder:
+        pass
+
+    torch.cuda.synchronize()
+    start = torch.cuda.memory_allocated()
+    gc.disable()
+    try:
+        small = Holder()
+        small.me, small.t = small, torch.empty(2**28, dtype=torch.uint8, device="cuda")  # kept alive by the cycle
+        del small
+        calls: list[int] = []
+        with monkeypatch.context() as m:
+            m.setattr(gc, "collect", lambda *a: calls.append(1) or 0)
+            release_memory()
+        assert not calls and torch.cuda.memory_allocated() >= start + 2**28  # a process may keep 1 GiB
+        big = Holder()
+        big.me, big.t = big, torch.empty(2**31, dtype=torch.uint8, device="cuda")
+        del big
+        release_memory()
+        assert torch.cuda.memory_allocated() <= start  # the collection ran and freed both
+    finally:
+        gc.enable()

@@ -31,13 +31,17 @@ class DeviceInfo:
 
 
 def release_memory() -> None:
-    """Give back the device memory earlier cases left behind: tensors kept alive only by reference cycles (an
-    autograd graph through a ``Function``'s context, a traceback's frames) and the caching allocator's idle blocks.
-    Called around each past-2**31 case, so that case finds the memory the device has, and other workers sharing the
-    GPU get back what this process no longer uses."""
-    gc.collect()
-    if torch.cuda.is_available() and torch.cuda.is_initialized():
-        torch.cuda.empty_cache()
+    """Give back the device memory earlier cases left behind: the caching allocator's idle blocks and, when tensors
+    are still allocated after that (kept alive only by reference cycles: an autograd graph through a ``Function``'s
+    context, a traceback's frames), what a full collection frees. Called around each past-2**31 case, so that case
+    finds the memory the device has, and other workers sharing the GPU get back what this process no longer uses.
+    The collection is skipped when nothing is held (0.15 s on the H200, paid per past-2**31 case)."""
+    if not (torch.cuda.is_available() and torch.cuda.is_initialized()):
+        gc.collect()
+        return
+    if torch.cuda.memory_allocated() > KEEP_CACHED_BYTES:
+        gc.collect()
+    torch.cuda.empty_cache()
 
 
 #: Device memory a process may keep cached between cases. Above it, a case's end gives the cache back, so workers
