@@ -254,14 +254,14 @@ def test_large_cases_go_where_the_memory_is_one_at_a_time_per_gpu():
 
 
 def test_large_cases_with_an_estimate_run_side_by_side_while_they_fit_and_go_first():
-    """One fake GPU with 100 GiB free and 4 workers (budget 0.85 * 100 GiB less 3 reserves = 79 GiB): three
-    past-2**31 cases of 30 GiB each run two at a time, never three; one without an estimate runs with no other
+    """One fake GPU with 100 GiB free and 4 workers (budget 100 GiB less 3 reserves = 94 GiB): three
+    past-2**31 cases of 40 GiB each run two at a time, never three; one without an estimate runs with no other
     large one beside it; and every large case starts before any small one (they are the longest)."""
     from kcheck.run._pool import SMALL_RESERVE
 
     gib = 2**30
     pool: Pool[int] = Pool(4, 60, gpus=["0"], free=lambda g: 100 * gib)
-    assert 0.85 * 100 * gib - 3 * SMALL_RESERVE >= 60 * gib > 0.85 * 100 * gib - 3 * SMALL_RESERVE - 30 * gib
+    assert 100 * gib - 3 * SMALL_RESERVE >= 80 * gib > 100 * gib - 3 * SMALL_RESERVE - 40 * gib
     lock = threading.Lock()
     running: list[int] = []
     together: list[list[int]] = []
@@ -282,9 +282,9 @@ def test_large_cases_with_an_estimate_run_side_by_side_while_they_fit_and_go_fir
     tasks = [1, 2, 100, 3, 101, 4, 102, 5, 103, 6]
     with pool:
         done = [p for kind, _, p in pool.run(tasks, run, is_large=lambda t: t >= 100,
-                                             need=lambda t: None if t == 103 else 30 * gib) if kind == "done"]
+                                             need=lambda t: None if t == 103 else 40 * gib) if kind == "done"]
     assert sorted(done) == sorted(tasks)
-    assert max(len(t) for t in together) == 2  # two of 30 GiB fit, three do not
+    assert max(len(t) for t in together) == 2  # two of 40 GiB fit, three do not
     assert all(t == [103] for t in together if 103 in t)  # no estimate: alone among the large ones
     assert order.index(100) < order.index(1) and order.index(101) < order.index(1)
 

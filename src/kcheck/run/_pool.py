@@ -235,14 +235,14 @@ class Pool(Generic[T]):
             self._held[g] -= need
 
     def _budget_of(self, gpu: int) -> float:
-        """Bytes the past-2**31 cases of ``gpu`` may hold at once: 85% of what it has free now, less a reserve for
-        its other workers (their contexts and the small cases' memory)."""
+        """Bytes the past-2**31 cases of ``gpu`` may hold at once: what it has free now, less a reserve for its
+        other workers (their contexts and the small cases' memory); the estimates carry their own margin."""
         try:
             free = float(self.free(gpu))
         except Exception:  # the driver cannot say: they run one at a time
             return 0.0
         others = sum(1 for w in self.workers if w.gpu == gpu) - 1
-        return 0.85 * free - others * SMALL_RESERVE
+        return free - others * SMALL_RESERVE
 
     def _serve(self, worker: _Worker, run: Callable[[Isolated, T], Any], events: queue.Queue[Any]) -> None:
         try:
