@@ -608,3 +608,14 @@ def test_a_racecheck_hazard_in_a_kernel_that_declares_no_shared_memory_is_no_mis
 
     alone = evaluate(next(p for p in PROFILES if p.key == "missing-syncthreads"), _Seen("shared-race"))
     assert alone is not None and not alone.hallmark_seen and alone.score < 0.5
+
+
+def test_a_wrong_coefficient_with_half_precision_cases_is_not_a_low_precision_accumulator(tmp_path):
+    """An elementwise SiLU with beta 1.1: the fp16 cases are beyond the same-precision baseline (the hallmark of a
+    low-precision accumulator), but the fp32 ones are wrong by far more than rounding at every size, with nothing
+    accumulated: a wrong constant, and low precision is contradicted."""
+    diag = debug(spec_of.swish_wrong_beta, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-constant", text
+    low = _cause(diag, "low-precision-accumulation")
+    assert low is None or (low.score < 0.5 and "wide-precision-gross" in _kinds(low.contradicts)), text

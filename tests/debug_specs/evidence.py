@@ -493,3 +493,30 @@ squareplus_raises = kcheck.Spec(
     inputs=[kcheck.Tensor("M", "N")],
     dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32", "fp16"],
     seeds=1)
+
+
+# -- a coefficient off in an elementwise kernel with half-precision cases ---------------------------------------
+# Every fp32 case is off by the same fraction at every size; the fp16/bf16 cases stay inside the table's tolerance
+# but beyond the framework's own half-precision result: "beyond the baseline", with nothing accumulated at all.
+
+
+@triton.jit
+def _swish_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32)
+    y = x * tl.sigmoid(1.1 * x)  # BUG: beta 1.1 where the reference's SiLU has 1
+    tl.store(out_ptr + offs, y.to(out_ptr.dtype.element_ty), mask=offs < n)
+
+
+def _swish(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    n = x.numel()
+    if n:
+        _swish_kernel[(triton.cdiv(n, 256),)](x, out, n, BLOCK=256)
+    return out
+
+
+swish_wrong_beta = kcheck.Spec(
+    name="swish_wrong_beta", kernel=_swish, reference=torch.nn.functional.silu, inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=64, real=())},
+    dtypes=["fp32", "fp16", "bf16"], seeds=1)

@@ -485,6 +485,13 @@ class Facts:
         grows = _error_growth(ev)
         if grows:
             self.add("error-grows", grows)
+        wide_gross = [r for r in counted if r.case.precision not in LOW and r.case.pattern == "randn"
+                      and severity(r) is Severity.GROSS]
+        if wide_gross and not grows:
+            # an fp16 accumulator behind fp32 inputs loses digits too, but more with every element it sums
+            self.add("wide-precision-gross", f"{len(wide_gross)} {wide_gross[0].case.precision} randn case(s) are "
+                     f"wrong far beyond rounding ({wide_gross[0].case.id}), and the error does not grow with a "
+                     "reduction's length: not digits lost to a low-precision accumulator")
         wide = [name for name, r in ev.precisions if r.ok and name in ("fp32", "tf32")]
         if wide and ev.minimal is not None and not ev.minimal.ok:
             self.add("wider-precision-passes", f"the smallest failing case passes in {wide[0]}")
