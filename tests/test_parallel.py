@@ -506,3 +506,30 @@ def test_running_out_of_memory_while_judging_is_a_device_skip_for_a_large_case_a
     large = run_case(spec, dataclasses.replace(case, axis="large"), detect())
     assert large.status is Status.SKIPPED and large.skip_kind is SkipKind.DEVICE
     assert large.reasons_of(ReasonKind.OUT_OF_MEMORY) and "ran out of memory" in large.reasons[0]
+
+
+def test_a_large_case_waits_for_a_finished_case_of_its_spec_while_other_work_is_left():
+    """A past-2**31 case of Spec A is handed out only once a case of A has finished (its first case pays the
+    module's load and the kernel's compile, which a large case would pay inside the chain that only one or two can
+    run at a time), while the workers have other cases to run; a Spec of large cases only runs too."""
+    gib = 2**30
+    pool: Pool[str] = Pool(2, 60, gpus=["0"], free=lambda g: 100 * gib)
+    lock = threading.Lock()
+    log: list[tuple[str, str]] = []
+
+    def run(worker: Isolated, task: str) -> str:
+        with lock:
+            log.append(("start", task))
+        time.sleep(0.2 if task == "a1" else 0.02)
+        with lock:
+            log.append(("end", task))
+        return task
+
+    tasks = ["A-large", "a1", "a2", "b1", "b2", "b3", "b4", "C-large"]
+    with pool:
+        done = [p for kind, _, p in pool.run(tasks, run, is_large=lambda t: "large" in t, group=lambda t: t[0].lower(),
+                                             need=lambda t: 10 * gib) if kind == "done"]
+    assert sorted(done) == sorted(tasks)
+    first_a_end = min(log.index(("end", t)) for t in ("a1", "a2"))
+    assert log.index(("start", "A-large")) > first_a_end, log
+    assert log.index(("start", "C-large")) < log.index(("end", "b4")), log  # no small case of C: it goes first

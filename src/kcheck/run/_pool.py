@@ -20,11 +20,13 @@ touch and compile the same variant at once. So a worker takes, in order of prefe
 
 On a machine with GPUs the workers form one group per GPU: worker ``w`` is pinned to GPU ``w mod G`` through
 ``CUDA_VISIBLE_DEVICES`` in its environment, set before anything in the worker initializes CUDA. Past-2**31 cases
-(tens of GiB each, the longest cases) are handed out before any other, as the memory allows: each carries an
-estimate of its peak bytes, and a GPU runs such cases side by side while their estimates fit in what it had free
-when the pool started (less a reserve for its other workers); a case with no estimate runs alone among them. A
-worker takes one only if its GPU has the most room among those it fits on; its GPU's other workers go on with
-small cases meanwhile.
+(tens of GiB each, the longest cases) are handed out before any other, as the memory allows, once a case of their
+Spec has finished (its module loaded and its kernel compiled: on the H200 a CUDA C Spec's first case in a fresh
+worker took 2-4 s, paid inside the chain of large cases that only one or two can run at a time; when no other task
+is left they go anyway). Each carries an estimate of its peak bytes, and a GPU runs such cases side by side while
+their estimates fit in what it had free when the pool started (less a reserve for its other workers); a case with
+no estimate runs alone among them. A worker takes one only if its GPU has the most room among those it fits on;
+its GPU's other workers go on with small cases meanwhile.
 
 Workers sharing a GPU also share its memory: a case that ran out of device memory while other workers of its GPU
 were busy is run again alone once they are idle (the GPU's other workers take nothing new meanwhile), so its
@@ -181,10 +183,14 @@ class Pool(Generic[T]):
     def _take_large(self, worker: _Worker) -> int | None:
         """A pending past-2**31 case for ``worker``'s GPU, if one fits there and no GPU it fits on has more room."""
         g = worker.gpu
+        small_left = any(self._pending.values())
         for pos, i in enumerate(self._large_pending):
             need = self._need[i]
             if not self._fits(g, need):
                 continue
+            grp = self._groups[i]
+            if small_left and grp is not None and grp not in self._finished and self._pending.get(grp):
+                continue  # its Spec's first case compiles elsewhere: this worker runs small cases meanwhile
             fitting = [h for h in range(len(self.gpus)) if self._fits(h, need)]
             if any(self._score(h) > self._score(g) for h in fitting):
                 return None  # another GPU has more room for it: one of its workers takes it
@@ -257,6 +263,9 @@ class Pool(Generic[T]):
                 except BaseException as exc:  # a bug in kcheck: the parent re-raises it
                     events.put(("error", i, exc))
                     return
+                with self._cond:
+                    self._finished.add(self._groups[i])
+                    self._cond.notify_all()
                 events.put(("done", i, result))
         finally:
             events.put(("exit", None, None))
@@ -316,6 +325,7 @@ class Pool(Generic[T]):
             if not flag:
                 self._pending.setdefault(self._groups[i], deque()).append(i)
         self._started: set[Hashable] = set()
+        self._finished: set[Hashable] = set()  # groups with a finished task: their first touch is paid
         self._hands: dict[Hashable, int] = {}  # workers that have touched each group
         gpus = max(1, len(self.gpus))
         self._budget = [self._budget_of(g) for g in range(gpus)] if self.gpus and self._large_set else [0.0] * gpus
