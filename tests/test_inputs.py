@@ -4,6 +4,7 @@ values on every device, a documented CaseContext, and output shapes learned with
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import resource
 import time
@@ -306,3 +307,21 @@ def test_the_padding_of_a_strided_input_holds_nan_not_recycled_memory():
         assert bool(torch.isnan(flat[~inside].float()).all()) and not torch.isnan(flat[inside].float()).any()
     idx = _layout(torch.arange(12).reshape(3, 4), "strided")
     assert idx._base is not None and int(idx._base[:, 4:].abs().sum()) == 0
+
+
+def test_learning_the_output_shapes_imports_no_dynamo():
+    """Meta tensors of a composite operation (layer_norm, matmul) go through torch's Python decompositions, whose
+    first call imports torch._dynamo (3-5 s of every process that builds a matrix); the probes run on small CPU
+    tensors instead. In a fresh process, as the CLI is."""
+    import subprocess
+    import sys
+
+    code = ("import sys, kcheck; from kcheck._discover import discover\n"
+            "for f in ('examples/layernorm.py', 'examples/gemm.py'):\n"
+            "    (found,) = discover(f)\n"
+            "    for s in found.specs: kcheck.matrix(s)\n"
+            "print('torch._dynamo' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "TRITON_INTERPRET": "1"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "False", out.stdout

@@ -1,4 +1,4 @@
-"""Shapes of the outputs a kernel allocates itself, learned from the reference on meta tensors, cheaply and bounded.
+"""Shapes of the outputs a kernel allocates itself, learned from the reference, cheaply and bounded.
 
 The matrix needs every case's tensor shapes (memory estimates, the CPU budgets, the past-2**31 case), but a Spec
 whose kernel returns its outputs declares no output shapes. kcheck runs the reference on meta tensors (shapes only:
@@ -11,7 +11,12 @@ no memory, no arithmetic), and bounds what that costs:
 - **otherwise, once per distinct set of sizes**, memoized, at most ``MAX_CALLS`` calls and ``MAX_SECONDS`` in all,
   and only where the inputs hold at most ``MAX_DIRECT_ELEMENTS`` elements; past that the outputs are left out
   (the shapes are the inputs' and the declared outputs' only);
-- **meta only**: the reference runs with meta as the default device (``torch.arange(n)`` costs nothing), and a
+- **small CPU tensors first**: the three probes run the reference on CPU tensors of the probes' sizes (primes up
+  to a few dozen per dimension: microseconds), built as a case's inputs are (randn, masks, ids in range); meta
+  tensors of a composite operation (``layer_norm``, ``matmul``) go through torch's Python decompositions, whose
+  first call imports ``torch._dynamo`` (3-5 s of every process that builds a matrix). Where the reference cannot
+  run so, or a Custom input is built by its own ``make``, the probes run on meta tensors as below;
+- **meta otherwise**: the reference runs with meta as the default device (``torch.arange(n)`` costs nothing), and a
   tensor of more than one element created on another device (``torch.arange(n, device="cpu")``) stops the call
   before it allocates: kcheck then stops asking that reference for shapes. A reference that raises on meta
   tensors at the probes is not asked again either;
@@ -135,20 +140,39 @@ def _on_meta(value: Any) -> Any:
     return tree_map(meta, value)
 
 
-def _custom(spec: Spec, t: Custom, slot: int, dims: Mapping[str, int], params: Mapping[str, Any]) -> Any:
-    ctx = CaseContext(dict(dims), PRECISIONS["fp32"].storage, "fp32", "randn", "meta", cpu_generator(slot), 0,
+def _custom(spec: Spec, t: Custom, slot: int, dims: Mapping[str, int], params: Mapping[str, Any],
+            device: str = "meta") -> Any:
+    ctx = CaseContext(dict(dims), PRECISIONS["fp32"].storage, "fp32", "randn", device, cpu_generator(slot), 0,
                       dict(params))
     with torch.no_grad():
-        return _on_meta(t.make(ctx))
+        made = t.make(ctx)
+        return _on_meta(made) if device == "meta" else made
 
 
-def _call(spec: Spec, dims: Mapping[str, int], params: Mapping[str, Any]) -> list[Shape] | None:
+def _small_input(t: Tensor | Index, shape: Shape, slot: int, dims: Mapping[str, int]) -> torch.Tensor:
+    """A CPU stand-in for a probe's input: randn in float64 (as the reference sees it upcast), a mask, or ids in
+    their range."""
+    gen = cpu_generator(slot)
+    if isinstance(t, Index):
+        high = dims[t.high] if isinstance(t.high, str) else t.high
+        return torch.randint(t.low, max(high, t.low + 1), shape, generator=gen, dtype=t.dtype)
+    if t.dtype == torch.bool:
+        return torch.rand(shape, generator=gen) < 0.5
+    return torch.randn(shape, generator=gen, dtype=torch.float64)
+
+
+def _call(spec: Spec, dims: Mapping[str, int], params: Mapping[str, Any], small: bool = False) -> list[Shape] | None:
     """The reference's output shapes at ``dims`` on meta tensors; None when it cannot run there (``_NotMeta`` when
-    it computes off the meta device)."""
+    it computes off the meta device). ``small``: on small CPU tensors instead (the probes' sizes), which needs none
+    of the Python decompositions that meta tensors of composite operations go through (the first of them imports
+    ``torch._dynamo``: 3-5 s of every matrix-building process); None when the reference cannot run so."""
     args: list[Any] = []
     for slot, t in enumerate(spec.inputs):
         if isinstance(t, (Tensor, Index)):
             shape = tuple(dims[d] if isinstance(d, str) else d for d in t.dims)
+            if small:
+                args.append(_small_input(t, shape, slot, dims))
+                continue
             dtype = t.dtype if isinstance(t, Index) or t.dtype == torch.bool else torch.float64
             try:
                 args.append(torch.empty(shape, dtype=dtype, device="meta"))
@@ -161,21 +185,28 @@ def _call(spec: Spec, dims: Mapping[str, int], params: Mapping[str, Any]) -> lis
                 return None
         else:
             try:
-                args.append(_custom(spec, t, slot, dims, params))
+                args.append(_custom(spec, t, slot, dims, params, "cpu" if small else "meta"))
             except Exception:
                 return None  # a make that cannot build on the meta device: nothing to learn from
-    mode = _meta_only_mode()
-    try:
-        with torch.no_grad(), torch.device("meta"):
-            if mode is None:
+    if small:
+        try:
+            with torch.no_grad():
                 res = spec.reference(*args, **params)
-            else:
-                with mode:
+        except Exception:
+            return None
+    else:
+        mode = _meta_only_mode()
+        try:
+            with torch.no_grad(), torch.device("meta"):
+                if mode is None:
                     res = spec.reference(*args, **params)
-    except _NotMeta:
-        raise
-    except Exception:
-        return None
+                else:
+                    with mode:
+                        res = spec.reference(*args, **params)
+        except _NotMeta:
+            raise
+        except Exception:
+            return None
     res = res if isinstance(res, (tuple, list)) else (res,)
     return [tuple(r.shape) for r in res if isinstance(r, torch.Tensor)]
 
@@ -237,7 +268,10 @@ def output_shapes(spec: Spec, dims: Mapping[str, int], params: Mapping[str, Any]
         state.probed = True
         probes = [_probe_dims(spec, k) for k in range(3)]
         try:
-            shapes = [_call(spec, p, params) for p in probes]
+            small = not any(isinstance(t, Custom) for t in spec.inputs)  # a Custom's make: as it always was
+            shapes = [_call(spec, p, params, small=True) for p in probes] if small else [None]
+            if any(s is None for s in shapes):
+                shapes = [_call(spec, p, params) for p in probes]
         except _NotMeta as exc:
             state.stopped = f"the reference computes off the meta device ({exc})"
             return []
