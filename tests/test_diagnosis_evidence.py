@@ -619,3 +619,13 @@ def test_a_wrong_coefficient_with_half_precision_cases_is_not_a_low_precision_ac
     assert diag.top is not None and diag.top.key == "wrong-constant", text
     low = _cause(diag, "low-precision-accumulation")
     assert low is None or (low.score < 0.5 and "wide-precision-gross" in _kinds(low.contradicts)), text
+
+
+def test_a_2d_operand_broadcast_along_a_dimension_read_along_the_wrong_one_is_a_wrong_axis(tmp_path):
+    """A gain [B, N] beside x [B, M, N], read at [b, m] where [b, n] belongs: no 1-D input, yet a per-channel
+    operand (broadcast along M); with it all ones the values are right. Not an index transposition."""
+    diag = debug(spec_of.batch_gain_wrong_axis, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-axis", text
+    assert diag.top.hallmark_seen and "vector-ones-rescues" in _kinds(diag.top.supports), text
+    assert any("broadcast along M" in o.text for o in diag.observations), text

@@ -520,3 +520,35 @@ swish_wrong_beta = kcheck.Spec(
     name="swish_wrong_beta", kernel=_swish, reference=torch.nn.functional.silu, inputs=[kcheck.Tensor("M", "N")],
     dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=64, real=())},
     dtypes=["fp32", "fp16", "bf16"], seeds=1)
+
+
+# -- a 2-D operand broadcast along a dimension, read along the wrong one --------------------------------------
+# out[b, m, n] = x[b, m, n] * g[b, n], where g (one gain per batch and column) is read at [b, m]: not 1-D, but a
+# per-channel operand all the same (broadcast along M); with g all ones every index reads the same value.
+
+
+@triton.jit
+def _batch_gain_kernel(x_ptr, g_ptr, out_ptr, M, N, BLOCK_N: tl.constexpr):
+    b = tl.program_id(0)
+    m = tl.program_id(1)
+    n = tl.arange(0, BLOCK_N)
+    mask = n < N
+    x = tl.load(x_ptr + (b * M + m) * N + n, mask=mask, other=0.0)
+    g = tl.load(g_ptr + b * N + m % N)  # BUG: the row index where the column belongs (g[b, n])
+    tl.store(out_ptr + (b * M + m) * N + n, x * g, mask=mask)
+
+
+def _batch_gain(x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+    x, g = x.contiguous(), g.contiguous()
+    B, M, N = x.shape
+    out = torch.empty_like(x)
+    if out.numel():
+        _batch_gain_kernel[(B, M)](x, g, out, M, N, BLOCK_N=triton.next_power_of_2(N))
+    return out
+
+
+batch_gain_wrong_axis = kcheck.Spec(
+    name="batch_gain_wrong_axis", kernel=_batch_gain, reference=lambda x, g: x * g[:, None, :],
+    inputs=[kcheck.Tensor("B", "M", "N"), kcheck.Tensor("B", "N", name="gain")],
+    dims={"B": kcheck.Dim(nominal=2, real=(), max=8), "M": kcheck.Dim(nominal=8, real=(), max=64),
+          "N": kcheck.Dim(nominal=32, real=(), max=256)}, dtypes=["fp32"], seeds=1)

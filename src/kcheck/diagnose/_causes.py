@@ -66,8 +66,8 @@ OBSERVATIONS: dict[str, str] = {
     "past-one-block": "along a dimension, right up to one block (or one program's reach) and wrong at every size "
                       "past it, multiples included",
     "square-only": "passes on every square shape, fails on the non-square ones",
-    "vector-operand": "an input is 1-D (a per-channel operand)",
-    "vector-ones-rescues": "with the 1-D operand all ones, the values are right",
+    "vector-operand": "an input is 1-D or broadcast along a dimension of another (a per-channel operand)",
+    "vector-ones-rescues": "with the per-channel operand all ones, the values are right",
     "ones-rescues": "with an input all ones, the values are right",
     "transposed-reference": "the output matches the reference of an input transposed",
     "arange-transposed": "on arange inputs, wrong outputs hold the value of the transposed position",
@@ -122,7 +122,7 @@ OBSERVATIONS: dict[str, str] = {
     "shift-decided": "the deciding experiment: a large mean fails, randn of the same magnitude passes",
     "shift-passes": "the deciding experiment: a large mean passes",
     "ragged-passes": "the deciding experiment: other ragged sizes pass",
-    "vector-ones-fails": "the deciding experiment: with the 1-D operand all ones the values stay wrong",
+    "vector-ones-fails": "the deciding experiment: with the per-channel operand all ones the values stay wrong",
     "scaled-finite": "the deciding experiment: the same data scaled up by 1e3 stays finite",
     "layout-only": "only non-contiguous inputs fail; the same shapes contiguous pass",
     "systematic-error": "off at nearly every element of nearly every ordinary case, by a fraction of the values "

@@ -16,8 +16,8 @@ each of them predicts differently, within what is left of the budget, and record
   bug fails the ragged ones only.
 - **shift** (a cancellation vs another cause): the same case with a large mean (1e4 + randn) and with randn scaled
   to the same magnitude (randn x 1e4). A cancellation fails the first only.
-- **ones** (a wrong axis vs a transposition): the 1-D operand set to ones. A per-channel operand read at the wrong
-  place gives right values then.
+- **ones** (a wrong axis vs a transposition): the per-channel operand (1-D, or broadcast along a dimension) set to
+  ones. A per-channel operand read at the wrong place gives right values then.
 - **swap** (an index error vs another cause): two inputs of the same shape passed in each other's place. A kernel
   that is right then reads its operands in each other's roles.
 
@@ -248,10 +248,10 @@ def _shift(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Deci
 
 
 def _longest(ev: Evidence, i: int, r: CaseResult) -> bool:
-    """Input ``i`` (1-D) is at least as long as every dimension of case ``r``."""
+    """Input ``i`` (a per-channel operand) has a dimension at least as long as every dimension of case ``r``."""
     t = ev.spec.inputs[i]
     dims = getattr(t, "dims", ())
-    own = r.case.sizes.get(dims[0], 0) if dims and isinstance(dims[0], str) else (dims[0] if dims else 0)
+    own = max((r.case.sizes.get(d, 0) if isinstance(d, str) else d for d in dims), default=0)
     return all(own >= v for v in r.case.sizes.values())
 
 
@@ -263,8 +263,8 @@ def _ones(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decis
              and r.status.value == "failed" and r.case.pattern == "randn"]
     if not vectors or not clean:
         return None
-    # where the 1-D operands' own dimensions are the longest, an index taken along another dimension stays inside
-    # them and the ones can show it; a longer other dimension reads past their end (garbage on a GPU)
+    # where the per-channel operands' own dimensions are the longest, an index taken along another dimension stays
+    # inside them and the ones can show it; a longer other dimension reads past their end (garbage on a GPU)
     inside = [r for r in clean if all(_longest(ev, i, r) for i in vectors)]
     target = min(inside or clean, key=lambda r: math.prod(max(v, 1) for v in r.case.sizes.values()))
     if ev.minimal is not None and target.case.id == ev.minimal.case.id and all(i in ev.ones for i in vectors):
@@ -283,10 +283,10 @@ def _ones(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decis
     if rescued:
         run.observe("vector-ones-rescues", f"deciding experiment: on {target.case.id} the values are right when "
                     f"{rescued[0]} is all ones: the per-channel operand is read at the wrong place")
-        return run.close("a wrong axis: the 1-D operand at ones gives right values")
-    run.observe("vector-ones-fails", f"deciding experiment: on {target.case.id} the values stay wrong with the 1-D "
-                "operand(s) all ones")
-    return run.close("not a wrong axis: the 1-D operand at ones leaves the values wrong")
+        return run.close("a wrong axis: the per-channel operand at ones gives right values")
+    run.observe("vector-ones-fails", f"deciding experiment: on {target.case.id} the values stay wrong with the "
+                "per-channel operand(s) all ones")
+    return run.close("not a wrong axis: the per-channel operand at ones leaves the values wrong")
 
 
 def _swap(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:

@@ -102,18 +102,45 @@ def _name(ev: Evidence, i: int) -> str:
     return getattr(ev.spec.inputs[i], "name", None) or f"input {i}"
 
 
+def _named(t: Tensor) -> set[str]:
+    return {d for d in t.dims if isinstance(d, str)}
+
+
+def broadcast_along(spec: Spec, i: int) -> list[str]:
+    """The dimensions input ``i`` is broadcast along: those of a tensor input of more dimensions that contains all
+    of its own named dimensions (a bias [B, S] beside scores [B, T, S]: T); [] when it is not so contained."""
+    t = spec.inputs[i]
+    if not isinstance(t, Tensor) or len(_named(t)) != len(t.dims):
+        return []
+    own = _named(t)
+    for j, u in enumerate(spec.inputs):
+        if j != i and isinstance(u, Tensor) and len(u.dims) > len(t.dims) and own < _named(u):
+            return [d for d in u.dims if isinstance(d, str) and d not in own]
+    return []
+
+
 def vector_inputs(spec: Spec) -> list[int]:
-    """The 1-D tensor inputs of a Spec that also has inputs of more dims: its per-channel operands."""
+    """The per-channel operands of a Spec that has an input of two or more dims: its 1-D tensor inputs, and the
+    inputs broadcast along a dimension of another (a [B, S] key bias beside [B, T, S] scores); each one is read
+    with some index of the output's, and reading it along the wrong one is the wrong-axis bug."""
     tensors = [(i, t) for i, t in enumerate(spec.inputs) if isinstance(t, Tensor)]
     if not any(len(t.dims) >= 2 for _, t in tensors):
         return []
-    return [i for i, t in tensors if len(t.dims) == 1]
+    return [i for i, t in tensors if len(t.dims) == 1 or broadcast_along(spec, i)]
 
 
 def is_vector(ev: Evidence, i: int) -> bool:
-    """Input i is a 1-D tensor (a per-channel operand)."""
-    t = ev.spec.inputs[i]
-    return isinstance(t, Tensor) and len(t.dims) == 1
+    """Input i is a per-channel operand (``vector_inputs``)."""
+    return i in vector_inputs(ev.spec)
+
+
+def operand_words(spec: Spec, i: int) -> str:
+    """How input ``i`` is a per-channel operand, in words."""
+    along = broadcast_along(spec, i)
+    t = spec.inputs[i]
+    if isinstance(t, Tensor) and len(t.dims) == 1:
+        return "1-D"
+    return f"broadcast along {', '.join(along)}"
 
 
 def _pow2(v: int) -> bool:
@@ -571,7 +598,8 @@ class Facts:
         self._ignored()
         vectors = vector_inputs(ev.spec)
         if vectors:
-            self.add("vector-operand", f"{', '.join(_name(ev, i) for i in vectors)} is 1-D: a per-channel operand")
+            words = "; ".join(f"{_name(ev, i)} is {operand_words(ev.spec, i)}" for i in vectors)
+            self.add("vector-operand", f"{words}: a per-channel operand")
         # an input at ones rescues the case only if the case's values were wrong (not just its accesses)
         if ev.minimal is not None and not ev.minimal.ok and not values_right(ev.minimal):
             for i, r in ev.ones.items():

@@ -185,8 +185,8 @@ PROFILES: list[Profile] = [
             contradicts={"nondeterministic": 0.3, "square-only": 0.3, "unwritten-tail": 0.3},
             advice=lambda ev: "initialise the accumulator (tl.zeros / 0.0f) instead of loading the output; or zero "
             "the output in the launcher"),
-    Profile("wrong-axis", "a 1-D per-channel operand, and failures that need two dims to differ (or vanish when "
-            "that operand is all ones)",
+    Profile("wrong-axis", "a per-channel operand (1-D, or broadcast along a dimension), and failures that need two "
+            "dims to differ (or vanish when that operand is all ones)",
             {("vector-ones-rescues",): 0.88, ("square-only", "vector-operand"): 0.8, ("oob-vector",): 0.7},
             {"vector-ones-rescues": 0.05, "oob-vector": 0.05},
             # another input at ones righting the values too: constant data hides any element read in the wrong
