@@ -35,10 +35,10 @@ def test_large_case_passes_int32_and_runs_only_on_a_gpu():
 def test_large_case_is_skipped_with_the_memory_it_needs_when_it_does_not_fit():
     busy = dataclasses.replace(H200, free_bytes=16 * 2**30)  # other processes hold the rest: it may fit later
     large = next(c for c in kcheck.matrix(spec(), device=busy) if c.axis == "large")
-    assert large.skip.startswith("needs ~") and "GiB free" in large.skip
+    assert large.skip.startswith("needs at least ~") and "GiB free" in large.skip
     small = dataclasses.replace(H200, free_bytes=16 * 2**30, total_bytes=16 * 2**30)  # it never will
     large = next(c for c in kcheck.matrix(spec(), device=small) if c.axis == "large")
-    assert large.skip.startswith("needs ~") and "more than NVIDIA H200's 16.0 GiB" in large.skip
+    assert large.skip.startswith("needs at least ~") and "more than NVIDIA H200's 16.0 GiB" in large.skip
 
 
 def test_fp8_runs_on_hopper_and_is_skipped_on_the_cpu():
