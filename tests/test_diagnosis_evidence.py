@@ -629,3 +629,20 @@ def test_a_2d_operand_broadcast_along_a_dimension_read_along_the_wrong_one_is_a_
     assert diag.top is not None and diag.top.key == "wrong-axis", text
     assert diag.top.hallmark_seen and "vector-ones-rescues" in _kinds(diag.top.supports), text
     assert any("broadcast along M" in o.text for o in diag.observations), text
+
+
+def test_the_transposed_reference_probe_is_left_out_where_the_reference_does_not_see_the_transposition():
+    """A symmetrization's reference gives the same result for A and A^T: "the kernel matches the reference of the
+    transposed input" is then the plain case run again, and a pass only says that runs differ (an in-place race on
+    the H200 was ranked an index transposition at 0.9 so). A reference that does see it keeps the probe."""
+    from kcheck.diagnose._sweep import transpose_invariant
+
+    def spec(reference):
+        return kcheck.Spec(name="sym", kernel=reference, reference=reference, inputs=[kcheck.Tensor("N", "N")],
+                           dims={"N": kcheck.Dim(nominal=16, real=())}, dtypes=["fp32"])
+
+    sym = spec(lambda a: (a + a.T) * 0.5)
+    case = kcheck.matrix(sym, device=detect())[0]
+    assert transpose_invariant(sym, case, 0)
+    assert not transpose_invariant(spec(lambda a: a * 2), case, 0)
+    assert not transpose_invariant(spec(lambda a: a @ a), case, 0)
