@@ -646,3 +646,40 @@ def test_the_transposed_reference_probe_is_left_out_where_the_reference_does_not
     assert transpose_invariant(sym, case, 0)
     assert not transpose_invariant(spec(lambda a: a * 2), case, 0)
     assert not transpose_invariant(spec(lambda a: a @ a), case, 0)
+
+
+def test_the_zeroed_outputs_probe_does_not_apply_to_a_kernel_that_writes_its_inputs_in_place():
+    """An in-place kernel allocates nothing kcheck poisons, so "outputs zeroed instead of poisoned" is the plain case
+    run again: its pass said only that runs differ (an in-place race on the H200 was ranked an uninitialized
+    accumulator at 0.92 so). The probe now errs there, saying why; a kernel that allocates its output is probed."""
+    import torch
+
+    from kcheck import Status
+    from kcheck.diagnose._probe import zeroed_outputs
+    from kcheck.run import run_case
+
+    def in_place(a):
+        return a.mul_(2)
+
+    def allocating(a):
+        out = torch.empty_like(a)
+        out += a * 2  # reads its output before writing it: wrong under poison, right when zeroed
+        return out
+
+    def spec(kernel, mutated):
+        return kcheck.Spec(name="twice", kernel=kernel, reference=lambda a: a * 2,
+                           inputs=[kcheck.Tensor("N", mutated=mutated)], dims={"N": kcheck.Dim(nominal=64, real=())},
+                           dtypes=["fp32"])
+
+    dev = detect()
+    s = spec(in_place, True)
+    case = kcheck.matrix(s, device=dev)[0]
+    assert run_case(s, case, dev).status is Status.PASSED
+    res = run_case(zeroed_outputs(s), case, dev)
+    assert res.status is Status.ERROR and "in place" in " ".join(res.reasons), res.reasons
+    s = spec(allocating, False)
+    case = kcheck.matrix(s, device=dev)[0]
+    res = run_case(s, case, dev)
+    assert res.status is Status.FAILED, res.reasons
+    res = run_case(zeroed_outputs(s), case, dev)
+    assert res.status is Status.PASSED, res.reasons

@@ -28,13 +28,23 @@ from ._causes import Experiment
 
 
 class _ZeroEmpty(TorchFunctionMode):
-    """Zero what ``torch.empty``/``empty_like`` return inside the kernel (after kcheck's poisoning)."""
+    """Zero what ``torch.empty``/``empty_like``/``empty_strided``/``new_empty`` return inside the kernel (after
+    kcheck's poisoning, which covers the same calls); ``zeroed`` counts them."""
+
+    zeroed = 0
 
     def __torch_function__(self, func: Any, types: Any, args: Sequence[Any] = (), kwargs: Any = None) -> Any:
         out = func(*args, **(kwargs or {}))
-        if func in (torch.empty, torch.empty_like, torch.Tensor.new_empty) and isinstance(out, torch.Tensor):
+        if func in (torch.empty, torch.empty_like, torch.empty_strided, torch.Tensor.new_empty) \
+                and isinstance(out, torch.Tensor):
             out.zero_()
+            self.zeroed += 1
         return out
+
+
+class NothingZeroed(RuntimeError):
+    """The zeroed-outputs probe of a kernel that allocates nothing kcheck poisons (it writes its inputs in place):
+    the probe would be the plain case run again, and a pass would say only that runs differ."""
 
 
 def zeroed_outputs(spec: Spec) -> Spec:
@@ -47,8 +57,13 @@ def zeroed_outputs(spec: Spec) -> Spec:
 
     @functools.wraps(kernel)  # __wrapped__: the wrapper keeps the launcher's framework (interpreter checks)
     def run(*args: Any, **kwargs: Any) -> Any:
-        with _ZeroEmpty():
-            return kernel(*args, **kwargs)
+        mode = _ZeroEmpty()
+        with mode:
+            out = kernel(*args, **kwargs)
+        if not mode.zeroed:
+            raise NothingZeroed("the kernel allocated nothing to zero (it writes its inputs in place): this probe "
+                                "does not apply")
+        return out
 
     return dataclasses.replace(spec, kernel=run)
 
