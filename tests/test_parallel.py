@@ -508,6 +508,7 @@ def test_running_out_of_memory_while_judging_is_a_device_skip_for_a_large_case_a
     assert large.reasons_of(ReasonKind.OUT_OF_MEMORY) and "ran out of memory" in large.reasons[0]
 
 
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")  # a worker thread that dies
 def test_a_large_case_waits_for_a_finished_case_of_its_spec_while_other_work_is_left():
     """A past-2**31 case of Spec A is handed out only once a case of A has finished (its first case pays the
     module's load and the kernel's compile, which a large case would pay inside the chain that only one or two can

@@ -137,7 +137,8 @@ class Pool(Generic[T]):
     def _take_small(self, worker: _Worker) -> int | None:
         """Remove and return the pending task ``worker`` should run next (see the module docstring), None when none
         is left."""
-        own = [(g, self._pick(worker, self._pending[g])) for g in worker.touched if self._pending[g]]
+        # a group of past-2**31 cases only has no queue here
+        own = [(g, self._pick(worker, self._pending[g])) for g in worker.touched if self._pending.get(g)]
         if own:
             keys = [self._keys[self._pending[g][pos]] for g, pos in own]
             for (g, pos), k in zip(own, keys, strict=True):  # 1. a built key in a touched group
