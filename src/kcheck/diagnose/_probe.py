@@ -43,8 +43,9 @@ class _ZeroEmpty(TorchFunctionMode):
 
 
 class NothingZeroed(RuntimeError):
-    """The zeroed-outputs probe of a kernel that allocates nothing kcheck poisons (it writes its inputs in place):
-    the probe would be the plain case run again, and a pass would say only that runs differ."""
+    """The zeroed-outputs probe of a kernel whose outputs are not allocated where kcheck poisons (it writes its
+    inputs in place and returns them): the probe would be the plain case run again, and a pass would say only that
+    runs differ."""
 
 
 def zeroed_outputs(spec: Spec) -> Spec:
@@ -60,9 +61,11 @@ def zeroed_outputs(spec: Spec) -> Spec:
         mode = _ZeroEmpty()
         with mode:
             out = kernel(*args, **kwargs)
-        if not mode.zeroed:
-            raise NothingZeroed("the kernel allocated nothing to zero (it writes its inputs in place): this probe "
-                                "does not apply")
+        outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(o, torch.Tensor)]
+        given = {a.untyped_storage().data_ptr() for a in args if isinstance(a, torch.Tensor)}
+        if not mode.zeroed or (outs and all(o.untyped_storage().data_ptr() in given for o in outs)):
+            raise NothingZeroed("the kernel's outputs are its inputs, written in place: zeroing its allocations "
+                                "leaves them as they were, and this probe does not apply")
         return out
 
     return dataclasses.replace(spec, kernel=run)
