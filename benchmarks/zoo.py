@@ -161,18 +161,22 @@ def _large_cases(spec: Spec, spec_report: object, seeds: int | None, wait: float
     return "; ".join(said)
 
 
-def _bug_class(spec: Spec) -> str | None:
+_UNDECLARED = object()
+
+
+def _bug_class(spec: Spec, default: object = None) -> object:
+    """The planted class its module declares (``BUG_CLASS``; None for a control), else ``default``."""
     import sys
 
     from kcheck._discover import locate
 
     ref = locate(spec)
     if ref is None:
-        return None
+        return default
     for module in list(sys.modules.values()):
         if getattr(module, "__file__", None) and Path(module.__file__).resolve() == Path(ref.path).resolve():
-            return getattr(module, "BUG_CLASS", None)
-    return None
+            return getattr(module, "BUG_CLASS", default)
+    return default
 
 
 def _static(spec: Spec) -> list:
@@ -202,7 +206,12 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
     index = -1
     folders = [(zoo or ROOT / "tests" / "zoo_kernels", True)] + ([(ROOT / "examples", False)] if examples else [])
     for folder, buggy in folders:
-        for found in discover(folder):
+        founds = list(discover(folder))
+        if buggy and founds and all(_bug_class(s, _UNDECLARED) is _UNDECLARED for f in founds for s in f.specs):
+            # every Spec would be scored as a control: detection only, no diagnosis (a held-out round lost so)
+            raise SystemExit(f"no module of {folder} declares BUG_CLASS (the planted class, or None for a "
+                             "control): add it to each file before scoring")
+        for found in founds:
             for spec in found.specs:
                 if spec.name in skip:
                     continue
