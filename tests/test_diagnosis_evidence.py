@@ -683,3 +683,12 @@ def test_the_zeroed_outputs_probe_does_not_apply_to_a_kernel_that_writes_its_inp
     assert res.status is Status.FAILED, res.reasons
     res = run_case(zeroed_outputs(s), case, dev)
     assert res.status is Status.PASSED, res.reasons
+
+
+def test_a_wrong_axis_whose_smallest_case_reads_past_the_operand_is_decided_by_ones_where_it_is_longest(tmp_path):
+    """The [B, N] gain read at [b, m], masked: where M > N the rows past N get 0, so the smallest failing case's
+    ones probe rescues nothing. The deciding experiment runs the ones probe on a case where N is the longest
+    dimension whenever a transposition is a close candidate: the values come right, a wrong axis."""
+    diag = debug(spec_of.batch_gain_masked, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-axis", text

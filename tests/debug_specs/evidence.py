@@ -552,3 +552,34 @@ batch_gain_wrong_axis = kcheck.Spec(
     inputs=[kcheck.Tensor("B", "M", "N"), kcheck.Tensor("B", "N", name="gain")],
     dims={"B": kcheck.Dim(nominal=2, real=(), max=8), "M": kcheck.Dim(nominal=8, real=(), max=64),
           "N": kcheck.Dim(nominal=32, real=(), max=256)}, dtypes=["fp32"], seeds=1)
+
+
+# -- the same gain read along the wrong axis, masked there: where M > N the rows past N read 0, so ones rescue only
+# -- the cases where N is the longer dimension (which the deciding experiment picks)
+
+
+@triton.jit
+def _batch_gain_masked_kernel(x_ptr, g_ptr, out_ptr, M, N, BLOCK_N: tl.constexpr):
+    b = tl.program_id(0)
+    m = tl.program_id(1)
+    n = tl.arange(0, BLOCK_N)
+    mask = n < N
+    x = tl.load(x_ptr + (b * M + m) * N + n, mask=mask, other=0.0)
+    g = tl.load(g_ptr + b * N + m, mask=m < N, other=0.0)  # BUG: g[b, m] where g[b, n] belongs
+    tl.store(out_ptr + (b * M + m) * N + n, x * g, mask=mask)
+
+
+def _batch_gain_masked(x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+    x, g = x.contiguous(), g.contiguous()
+    B, M, N = x.shape
+    out = torch.empty_like(x)
+    if out.numel():
+        _batch_gain_masked_kernel[(B, M)](x, g, out, M, N, BLOCK_N=triton.next_power_of_2(N))
+    return out
+
+
+batch_gain_masked = kcheck.Spec(
+    name="batch_gain_masked", kernel=_batch_gain_masked, reference=lambda x, g: x * g[:, None, :],
+    inputs=[kcheck.Tensor("B", "M", "N"), kcheck.Tensor("B", "N", name="gain")],
+    dims={"B": kcheck.Dim(nominal=2, real=(), max=8), "M": kcheck.Dim(nominal=8, real=(), max=64),
+          "N": kcheck.Dim(nominal=32, real=(), max=256)}, dtypes=["fp32"], seeds=1)

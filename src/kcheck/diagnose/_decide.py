@@ -312,7 +312,8 @@ Experiment = Callable[[Prober, Evidence, Facts, tuple[str, str]], Decision | Non
 #: (applies to the pair of keys, experiment), in the order they are tried.
 EXPERIMENTS: list[tuple[str, Callable[[set[str]], bool], Experiment]] = [
     ("shape", lambda k: bool(k & AXIS) and bool(k & (EDGE | {"missing-atomic"})), _shape),
-    ("ones", lambda k: k == AXIS, _ones),
+    # a transposition beside any other candidate: the per-channel operand at ones tests the wrong axis it looks like
+    ("ones", lambda k: bool(k & AXIS), _ones),
     ("blocks", lambda k: "missing-atomic" in k and bool(k & EDGE), _blocks),
     ("ragged", lambda k: bool(k & EDGE) and not k <= EDGE, _ragged),
     ("order", lambda k: bool(k & ORDER), _order),
