@@ -9,6 +9,7 @@ Kept out of test files: kcheck's pytest plugin collects module-level Specs there
 from __future__ import annotations
 
 import ctypes
+from typing import Any
 
 import torch
 import triton
@@ -528,58 +529,45 @@ swish_wrong_beta = kcheck.Spec(
 
 
 @triton.jit
-def _batch_gain_kernel(x_ptr, g_ptr, out_ptr, M, N, BLOCK_N: tl.constexpr):
+def _batch_gain_kernel(x_ptr, g_ptr, out_ptr, M, N, BLOCK_N: tl.constexpr, MASKED: tl.constexpr):
     b = tl.program_id(0)
     m = tl.program_id(1)
     n = tl.arange(0, BLOCK_N)
     mask = n < N
     x = tl.load(x_ptr + (b * M + m) * N + n, mask=mask, other=0.0)
-    g = tl.load(g_ptr + b * N + m % N)  # BUG: the row index where the column belongs (g[b, n])
+    if MASKED:
+        g = tl.load(g_ptr + b * N + m, mask=m < N, other=0.0)  # BUG: g[b, m] where g[b, n] belongs
+    else:
+        g = tl.load(g_ptr + b * N + m % N)  # BUG: the row index where the column belongs (g[b, n])
     tl.store(out_ptr + (b * M + m) * N + n, x * g, mask=mask)
+
+
+def _launch_batch_gain(x: torch.Tensor, g: torch.Tensor, masked: bool) -> torch.Tensor:
+    x, g = x.contiguous(), g.contiguous()
+    B, M, N = x.shape
+    out = torch.empty_like(x)
+    if out.numel():
+        _batch_gain_kernel[(B, M)](x, g, out, M, N, BLOCK_N=triton.next_power_of_2(N), MASKED=masked)
+    return out
 
 
 def _batch_gain(x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
-    x, g = x.contiguous(), g.contiguous()
-    B, M, N = x.shape
-    out = torch.empty_like(x)
-    if out.numel():
-        _batch_gain_kernel[(B, M)](x, g, out, M, N, BLOCK_N=triton.next_power_of_2(N))
-    return out
-
-
-batch_gain_wrong_axis = kcheck.Spec(
-    name="batch_gain_wrong_axis", kernel=_batch_gain, reference=lambda x, g: x * g[:, None, :],
-    inputs=[kcheck.Tensor("B", "M", "N"), kcheck.Tensor("B", "N", name="gain")],
-    dims={"B": kcheck.Dim(nominal=2, real=(), max=8), "M": kcheck.Dim(nominal=8, real=(), max=64),
-          "N": kcheck.Dim(nominal=32, real=(), max=256)}, dtypes=["fp32"], seeds=1)
-
-
-# -- the same gain read along the wrong axis, masked there: where M > N the rows past N read 0, so ones rescue only
-# -- the cases where N is the longer dimension (which the deciding experiment picks)
-
-
-@triton.jit
-def _batch_gain_masked_kernel(x_ptr, g_ptr, out_ptr, M, N, BLOCK_N: tl.constexpr):
-    b = tl.program_id(0)
-    m = tl.program_id(1)
-    n = tl.arange(0, BLOCK_N)
-    mask = n < N
-    x = tl.load(x_ptr + (b * M + m) * N + n, mask=mask, other=0.0)
-    g = tl.load(g_ptr + b * N + m, mask=m < N, other=0.0)  # BUG: g[b, m] where g[b, n] belongs
-    tl.store(out_ptr + (b * M + m) * N + n, x * g, mask=mask)
+    return _launch_batch_gain(x, g, False)
 
 
 def _batch_gain_masked(x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
-    x, g = x.contiguous(), g.contiguous()
-    B, M, N = x.shape
-    out = torch.empty_like(x)
-    if out.numel():
-        _batch_gain_masked_kernel[(B, M)](x, g, out, M, N, BLOCK_N=triton.next_power_of_2(N))
-    return out
+    return _launch_batch_gain(x, g, True)
 
 
-batch_gain_masked = kcheck.Spec(
-    name="batch_gain_masked", kernel=_batch_gain_masked, reference=lambda x, g: x * g[:, None, :],
-    inputs=[kcheck.Tensor("B", "M", "N"), kcheck.Tensor("B", "N", name="gain")],
-    dims={"B": kcheck.Dim(nominal=2, real=(), max=8), "M": kcheck.Dim(nominal=8, real=(), max=64),
-          "N": kcheck.Dim(nominal=32, real=(), max=256)}, dtypes=["fp32"], seeds=1)
+def _gain_spec(name: str, kernel: Any) -> kcheck.Spec:
+    return kcheck.Spec(
+        name=name, kernel=kernel, reference=lambda x, g: x * g[:, None, :],
+        inputs=[kcheck.Tensor("B", "M", "N"), kcheck.Tensor("B", "N", name="gain")],
+        dims={"B": kcheck.Dim(nominal=2, real=(), max=8), "M": kcheck.Dim(nominal=8, real=(), max=64),
+              "N": kcheck.Dim(nominal=32, real=(), max=256)}, dtypes=["fp32"], seeds=1)
+
+
+batch_gain_wrong_axis = _gain_spec("batch_gain_wrong_axis", _batch_gain)
+# the same gain, masked where it is read: where M > N the rows past N read 0, so ones rescue only the cases where N
+# is the longer dimension (which the deciding experiment picks)
+batch_gain_masked = _gain_spec("batch_gain_masked", _batch_gain_masked)
