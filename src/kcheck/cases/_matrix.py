@@ -227,21 +227,18 @@ def peak_bytes(spec: Spec, dims: dict[str, int], itemsize: int, params: dict[str
             ins.append((k, n, 8 if isinstance(t, Index) else itemsize, isinstance(t, Tensor),
                         n <= SNAPSHOT_MAX_ELEMENTS or getattr(t, "mutated", False)))
     outs = [numel(s) for s in tensor_shapes(spec, dims, params)[len(ins):]]
-    held = sum(n * b * (2 if copied else 1) for _, n, b, _, copied in ins)
-    upcast = sum(n * 8 for _, n, _, floating, _ in ins if floating)
-    reference = sum(n * b for _, n, b, _, _ in ins) + upcast + 8 * sum(outs)
+    inputs = sum(n * b for _, n, b, _, _ in ins) + sum(n * 8 for _, n, _, floating, _ in ins if floating)  # + float64
+    grad_inputs = set(spec.grad_inputs()) if spec.grad else set()
+    checked = sum(n for k, n, _, _, _ in ins if k in grad_inputs)  # elements whose gradients are checked
+    reference = inputs + 8 * sum(outs)
     if floor:
-        checked = set(spec.grad_inputs()) if spec.grad else set()
-        return reference + sum(n * 8 for k, n, _, _, _ in ins if k in checked) + 2**30
+        return reference + 8 * checked + 2**30
     biggest = max([*outs, *(n for _, n, _, _, _ in ins)], default=0)
-    judging = held + sum(n * (8 + 2 * itemsize + 1) for n in outs) \
-        + min(biggest, _COMPARE_CHUNK) * 8 * _COMPARE_TEMPORARIES
+    judging = sum(n * b * (2 if copied else 1) for _, n, b, _, copied in ins) \
+        + sum(n * (8 + 2 * itemsize + 1) for n in outs) + min(biggest, _COMPARE_CHUNK) * 8 * _COMPARE_TEMPORARIES
     stages = [reference, judging]
     if spec.grad:
-        checked = set(spec.grad_inputs())
-        grads = sum(n * 24 for k, n, _, _, _ in ins if k in checked)
-        stages.append(sum(n * b for _, n, b, _, _ in ins) + upcast + grads
-                      + sum(n * (8 + itemsize + 1 + 8 + itemsize + 8) for n in outs))
+        stages.append(inputs + 24 * checked + sum(n * (8 + itemsize + 1 + 8 + itemsize + 8) for n in outs))
     return max(stages) + 2**30
 
 

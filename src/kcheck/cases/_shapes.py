@@ -42,6 +42,7 @@ import torch
 from .._dtypes import PRECISIONS
 from .._spec import Custom, Index, Scalar, Spec, Tensor
 from ._context import CaseContext, cpu_generator
+from ._patterns import make, make_mask
 
 #: Calls of the reference, beyond the three probes, per Spec when no rule fits.
 MAX_CALLS = 16
@@ -140,25 +141,29 @@ def _on_meta(value: Any) -> Any:
     return tree_map(meta, value)
 
 
-def _custom(spec: Spec, t: Custom, slot: int, dims: Mapping[str, int], params: Mapping[str, Any],
-            device: str = "meta") -> Any:
-    ctx = CaseContext(dict(dims), PRECISIONS["fp32"].storage, "fp32", "randn", device, cpu_generator(slot), 0,
+def _custom(spec: Spec, t: Custom, slot: int, dims: Mapping[str, int], params: Mapping[str, Any]) -> Any:
+    ctx = CaseContext(dict(dims), PRECISIONS["fp32"].storage, "fp32", "randn", "meta", cpu_generator(slot), 0,
                       dict(params))
     with torch.no_grad():
-        made = t.make(ctx)
-        return _on_meta(made) if device == "meta" else made
+        return _on_meta(t.make(ctx))
 
 
 def _small_input(t: Tensor | Index, shape: Shape, slot: int, dims: Mapping[str, int]) -> torch.Tensor:
-    """A CPU stand-in for a probe's input: randn in float64 (as the reference sees it upcast), a mask, or ids in
-    their range."""
+    """A CPU stand-in for a probe's input, drawn as a case's are: randn in float64 (as the reference sees it
+    upcast), a mask, or ids in their range."""
     gen = cpu_generator(slot)
     if isinstance(t, Index):
         high = dims[t.high] if isinstance(t.high, str) else t.high
         return torch.randint(t.low, max(high, t.low + 1), shape, generator=gen, dtype=t.dtype)
     if t.dtype == torch.bool:
-        return torch.rand(shape, generator=gen) < 0.5
-    return torch.randn(shape, generator=gen, dtype=torch.float64)
+        return make_mask("randn", shape, t.density if t.density is not None else 0.5, "cpu", gen)
+    return make("randn", shape, torch.float64, "cpu", gen)
+
+
+def _small_probes(spec: Spec) -> bool:
+    """Whether the probes may run on small CPU tensors: every input is a Tensor, an Index or a Scalar (a Custom's
+    ``make`` is asked on the meta device only, as it always was)."""
+    return not any(isinstance(t, Custom) for t in spec.inputs)
 
 
 def _call(spec: Spec, dims: Mapping[str, int], params: Mapping[str, Any], small: bool = False) -> list[Shape] | None:
@@ -184,8 +189,9 @@ def _call(spec: Spec, dims: Mapping[str, int], params: Mapping[str, Any], small:
             except Exception:
                 return None
         else:
+            assert not small, "a Custom input's probes run on meta tensors (_small_probes)"
             try:
-                args.append(_custom(spec, t, slot, dims, params, "cpu" if small else "meta"))
+                args.append(_custom(spec, t, slot, dims, params))
             except Exception:
                 return None  # a make that cannot build on the meta device: nothing to learn from
     if small:
@@ -268,9 +274,8 @@ def output_shapes(spec: Spec, dims: Mapping[str, int], params: Mapping[str, Any]
         state.probed = True
         probes = [_probe_dims(spec, k) for k in range(3)]
         try:
-            small = not any(isinstance(t, Custom) for t in spec.inputs)  # a Custom's make: as it always was
-            shapes = [_call(spec, p, params, small=True) for p in probes] if small else [None]
-            if any(s is None for s in shapes):
+            shapes = [_call(spec, p, params, small=True) for p in probes] if _small_probes(spec) else []
+            if not shapes or any(s is None for s in shapes):
                 shapes = [_call(spec, p, params) for p in probes]
         except _NotMeta as exc:
             state.stopped = f"the reference computes off the meta device ({exc})"

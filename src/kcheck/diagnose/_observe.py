@@ -110,9 +110,9 @@ def broadcast_along(spec: Spec, i: int) -> list[str]:
     """The dimensions input ``i`` is broadcast along: those of a tensor input of more dimensions that contains all
     of its own named dimensions (a bias [B, S] beside scores [B, T, S]: T); [] when it is not so contained."""
     t = spec.inputs[i]
-    if not isinstance(t, Tensor) or len(_named(t)) != len(t.dims):
+    own = _named(t) if isinstance(t, Tensor) else set()
+    if not isinstance(t, Tensor) or len(own) != len(t.dims):
         return []
-    own = _named(t)
     for j, u in enumerate(spec.inputs):
         if j != i and isinstance(u, Tensor) and len(u.dims) > len(t.dims) and own < _named(u):
             return [d for d in u.dims if isinstance(d, str) and d not in own]
@@ -136,11 +136,10 @@ def is_vector(ev: Evidence, i: int) -> bool:
 
 def operand_words(spec: Spec, i: int) -> str:
     """How input ``i`` is a per-channel operand, in words."""
-    along = broadcast_along(spec, i)
     t = spec.inputs[i]
     if isinstance(t, Tensor) and len(t.dims) == 1:
         return "1-D"
-    return f"broadcast along {', '.join(along)}"
+    return f"broadcast along {', '.join(broadcast_along(spec, i))}"
 
 
 def _pow2(v: int) -> bool:

@@ -264,9 +264,6 @@ class Pool(Generic[T]):
                 except BaseException as exc:  # a bug in kcheck: the parent re-raises it
                     events.put(("error", i, exc))
                     return
-                with self._cond:
-                    self._finished.add(self._groups[i])
-                    self._cond.notify_all()
                 events.put(("done", i, result))
         finally:
             events.put(("exit", None, None))
@@ -282,6 +279,7 @@ class Pool(Generic[T]):
             finally:
                 with self._cond:
                     self._running[gpu] -= 1
+                    self._finished.add(self._groups[i])  # its group's first touch is paid (the notify below)
                     if i in self._large_set and not alone:
                         self._release(worker, i)
                     if alone:
