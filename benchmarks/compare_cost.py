@@ -3,48 +3,57 @@ elements and a baseline included), per output dtype, on the CPU or the GPU.
 
     python benchmarks/compare_cost.py [--device cuda] [--n N]
 
-On a GPU a past-2**31-element output is compared in 128 chunks of 2**24; what the comparison does per chunk (its
-passes over the data, its transfers to the host) is paid 128 times there.
+On a GPU an output of more than two chunks (2**25 elements) is compared by one Triton kernel (compare/_fused.py);
+the chunked route (2**24 elements a chunk, about sixty elementwise passes each) is timed beside it, on the same
+data, with the first (compiling) call of each left out. On the CPU only the chunked route runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from unittest import mock
 
 import torch
 
-from kcheck.compare import Tolerance, compare
+from kcheck.compare import Tolerance, _compare, compare
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--n", type=int, default=3 * 2**22 + 17)
+    ap.add_argument("--n", type=int, default=3 * 2**22 + 17, help="elements (a past-2**31 output: 2147483649)")
     args = ap.parse_args()
-    gen = torch.Generator(device="cpu").manual_seed(0)
+    gen = torch.Generator(device=args.device).manual_seed(0)
     n = args.n
-    e = torch.randn(n, dtype=torch.float64, generator=gen) * 3
+    e = torch.randn(n, dtype=torch.float64, generator=gen, device=args.device) * 3
     a = e.float().clone()
     a[::1000] += 1e-3
     a[5::7919] = float("nan")
     e[11::104729] = float("nan")
     a[13::50000] = float("inf")
-    unwritten = torch.zeros(n, dtype=torch.bool)
+    unwritten = torch.zeros(n, dtype=torch.bool, device=args.device)
     unwritten[::77777] = True
     base = (e + 1e-7).float()
-    e, a, unwritten, base = (t.to(args.device) for t in (e, a, unwritten, base))
+    routes = {"chunked": False, "fused": True} if args.device == "cuda" else {"chunked": False}
     for dtype in (torch.float32, torch.float16):
         out, b = a.to(dtype), base.to(dtype)
-        compare("o", out, e, Tolerance(1e-5, 1e-5, "t"), unwritten=unwritten, baseline=b)  # warm-up
-        if args.device == "cuda":
-            torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        cmp = compare("o", out, e, Tolerance(1e-5, 1e-5, "t"), unwritten=unwritten, baseline=b)
-        if args.device == "cuda":
-            torch.cuda.synchronize()
-        print(f"{args.device} {str(dtype).removeprefix('torch.')}: {n:,} elements, {time.perf_counter() - t0:.3f} s "
-              f"({cmp.mismatches} mismatches)")
+        for route, fused in routes.items():
+            with mock.patch.object(_compare, "fused_figures", _compare.fused_figures if fused else _decline):
+                compare("o", out, e, Tolerance(1e-5, 1e-5, "t"), unwritten=unwritten, baseline=b)  # warm-up
+                if args.device == "cuda":
+                    torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                cmp = compare("o", out, e, Tolerance(1e-5, 1e-5, "t"), unwritten=unwritten, baseline=b)
+                if args.device == "cuda":
+                    torch.cuda.synchronize()
+            print(f"{args.device} {str(dtype).removeprefix('torch.')} {route}: {n:,} elements, "
+                  f"{time.perf_counter() - t0:.3f} s ({cmp.mismatches} mismatches, max abs {cmp.max_abs:.4g} at "
+                  f"{cmp.max_abs_index}, ulp {cmp.max_ulp:.4g}, rel_l2 {cmp.rel_l2:.6g})")
+
+
+def _decline(*args: object, **kwargs: object) -> None:
+    return None
 
 
 if __name__ == "__main__":

@@ -193,6 +193,7 @@ if want speed; then
   step speed_timeline 0 env TRITON_CACHE_DIR="$cold/triton" KCHECK_CACHE_DIR="$cold/k" $py \
     benchmarks/parallel_timeline.py examples/ -n auto --json "$out/timeline.json"
   step speed_large_case 0 $py scripts/gpu/case_profile.py "$out/profile" examples/vector_add.py examples/softmax.py
+  step speed_compare 0 $py benchmarks/compare_cost.py --device cuda --n 2147483649
 fi
 if want auto; then
   echo "== every example, -n auto, cold caches: wall time and verdicts"

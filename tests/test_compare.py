@@ -189,3 +189,68 @@ def test_noop_guard_treats_nan_as_equal_to_nan():
     e = torch.full((64,), float("nan"), dtype=torch.float64)
     v = noop_guard(torch.full((64,), float("nan")), e, TOL, [])
     assert v.caught is None and v.weak == ()
+
+
+def _chunked_and_fused(a: torch.Tensor, e: torch.Tensor, u: torch.Tensor | None, b: torch.Tensor | None):
+    """The chunked route's totals and mask, and the fused kernel's, on the same flat tensors."""
+    from kcheck.compare import _fused
+
+    tol = Tolerance(1e-5, 1.3e-6, "test")
+    chunked = compare_module._Accumulator(a.dtype)
+    bad1 = torch.zeros(a.numel(), dtype=torch.bool, device=a.device)
+    for s in range(0, a.numel(), 20000):  # several chunks: the first maximum must survive the folding
+        sl = slice(s, s + 20000)
+        bad1[sl] = chunked.add(s, a[sl].double(), e[sl], tol, None if u is None else u[sl],
+                               None if b is None else b[sl])
+    fused = compare_module._Accumulator(a.dtype)
+    bad2 = torch.zeros(a.numel(), dtype=torch.bool, device=a.device)
+    values = _fused.fused_figures(a, e, tol, u, b, bad2, min_elements=0, force=True)
+    assert values is not None
+    fused.fold(0, values, u is not None, b is not None)
+    return vars(chunked), bad1, vars(fused), bad2
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the interpreter's numpy casts of inf and 1e6 to fp16
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
+@pytest.mark.parametrize("extras", ["none", "unwritten", "baseline", "both"])
+def test_the_fused_comparison_gives_the_chunked_figures(dtype: torch.dtype, extras: str):
+    """The one-pass Triton comparison of large GPU outputs (on a CPU under Triton's interpreter) gives every figure
+    and the mismatch mask of the chunked route: NaN and infinities on both sides, a reference that overflows the
+    dtype, zeros, subnormal references, poisoned elements, a baseline, and two equal largest differences in
+    different programs (the first one's index wins, as argmax's)."""
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    g = torch.Generator().manual_seed(1)
+    n = 3 * 16 * 1024 + 517  # four programs, the last one partial
+    e = torch.randn(n, dtype=torch.float64, generator=g) * 3
+    e[7::997], e[9::1999], e[11::3001] = math.nan, math.inf, 1e6
+    e[13::401], e[15::503] = 0.0, 1e-310
+    e[100] = e[40000] = 1.0
+    a = e.to(dtype).clone()  # float64: a copy, not e itself
+    a[::100] += 0.01
+    a[5::791], a[6::893], a[8::1201] = math.nan, math.inf, -math.inf
+    a[100] = a[40000] = 1e4
+    u = torch.zeros(n, dtype=torch.bool)
+    u[::777] = True
+    b = (e + 1e-6).to(dtype)
+    b[3::555] = math.nan
+    use_u, use_b = extras in ("unwritten", "both"), extras in ("baseline", "both")
+    e, a, u, b = (t.to(device) for t in (e, a, u, b))
+    chunked, bad1, fused, bad2 = _chunked_and_fused(a, e, u if use_u else None, b if use_b else None)
+    assert torch.equal(bad1, bad2)
+    assert chunked["max_abs_at"] == 100 and chunked["mismatches"] > 0
+    for key, value in chunked.items():
+        if key in ("sq_diff", "sq_e", "sq_both"):  # sums added in another order
+            assert fused[key] == pytest.approx(value, rel=1e-12), key
+        else:
+            assert fused[key] == value, key
+
+
+def test_the_fused_comparison_declines_what_it_does_not_cover():
+    from kcheck.compare import _fused
+
+    a, e = torch.ones(64), torch.ones(64, dtype=torch.float64)
+    bad = torch.zeros(64, dtype=torch.bool)
+    assert _fused.fused_figures(a, e, TOL, None, None, bad, min_elements=0) is None  # a CPU tensor
+    ints = torch.ones(64, dtype=torch.int32)
+    assert _fused.fused_figures(ints, e, TOL, None, None, bad, min_elements=0, force=True) is None
+    assert _fused.fused_figures(a[::2], e[::2], TOL, None, None, bad[::2], min_elements=0, force=True) is None

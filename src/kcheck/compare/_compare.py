@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 import torch
 
 from .._dtypes import ulp_spacing
+from ._fused import fused_figures
 from ._locate import Location, locate
 from ._tolerance import Tolerance
 
@@ -150,7 +151,10 @@ def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolera
     flat_u = unwritten.reshape(-1) if unwritten is not None else None
     flat_b = baseline.detach().reshape(-1) if baseline is not None else None
     bad = torch.zeros(actual.numel(), dtype=torch.bool, device=actual.device)
-    for start in range(0, actual.numel(), _CHUNK):
+    fused = fused_figures(flat_a, flat_e, tol, flat_u, flat_b, bad, min_elements=2 * _CHUNK)
+    if fused is not None:  # a large output on a GPU: one pass (compare/_fused.py)
+        acc.fold(0, fused, flat_u is not None, flat_b is not None)
+    for start in range(0, actual.numel() if fused is None else 0, _CHUNK):
         sl = slice(start, start + _CHUNK)
         a = flat_a[sl].to(torch.float64)
         e = flat_e[sl].to(device=a.device, dtype=torch.float64)
@@ -248,8 +252,15 @@ class _Accumulator:
             eb = torch.where(both, e, zero)
             figures += [torch.count_nonzero(b_bad), torch.where(both, diff, zero).max(),
                         torch.where(both, d_b, zero).max(), (eb * eb).sum(), torch.count_nonzero(both)]
-        got = iter(torch.stack([f.to(torch.float64) for f in figures]).tolist())  # one transfer per chunk
-        if unwritten is not None:
+        self.fold(start, torch.stack([f.to(torch.float64) for f in figures]).tolist(),  # one transfer per chunk
+                  unwritten is not None, b is not None)
+        return bad
+
+    def fold(self, start: int, values: list[float], unwritten: bool, baseline: bool) -> None:
+        """Fold one chunk's figures, in the order ``add`` lists them (the fused route's too), into the totals;
+        ``unwritten`` and ``baseline``: whether the poison mask's count and the baseline's figures are among them."""
+        got = iter(values)
+        if unwritten:
             self.unwritten += int(next(got))
         self.mismatches += int(next(got))
         self.nan += int(next(got))
@@ -264,13 +275,12 @@ class _Accumulator:
         self.sq_e += next(got)
         if self.dtype.is_floating_point:
             self.max_ulp = max(self.max_ulp, next(got))
-        if b is not None:
+        if baseline:
             self.b_bad += int(next(got))
             self.k_err = max(self.k_err, next(got))
             self.b_err = max(self.b_err, next(got))
             self.sq_both += next(got)
             self.n_both += int(next(got))
-        return bad
 
     def finish(self, cmp: Comparison, shape: tuple[int, ...]) -> None:
         cmp.mismatches, cmp.unwritten = self.mismatches, self.unwritten
