@@ -412,6 +412,31 @@ def test_a_past_2_31_case_out_of_memory_is_not_run_rather_than_a_failure_of_the_
     assert small.status is Status.ERROR and small.reasons_of(ReasonKind.REFERENCE_RAISED)
 
 
+def test_a_case_sized_to_the_memory_that_finds_it_taken_is_not_run_rather_than_an_error():
+    """The longest-reduction and largest-size cases are sized, like the past-2**31 one, to the memory free when the
+    matrix is built; another process on the GPU can take it since (the tuned zoo's 16 processes on one H200 erred
+    a correct fp16 kernel's 128256 x 65536 case so, its reference's float64 copy out of memory). Not run for the
+    device, with the out-of-memory reason; a case of a fixed size still errs."""
+    import dataclasses
+
+    from kcheck._device import detect
+    from kcheck.cases import SkipKind
+    from kcheck.run import execute, judge
+
+    def reference(x):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 62.62 GiB")
+
+    spec = kcheck.Spec(name="oom_big", kernel=lambda x: x.clone(), reference=reference, inputs=[kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=8, real=())})
+    case = kcheck.matrix(spec, cases="N=8", dtypes=["fp32"])[0]
+    for axis in ("big", "long"):
+        res = judge(execute(spec, dataclasses.replace(case, axis=axis), detect()))
+        assert res.status is Status.SKIPPED and res.skip_kind is SkipKind.DEVICE, axis
+        assert res.reasons_of(ReasonKind.OUT_OF_MEMORY) and "this case needs a GPU with more free memory" in \
+            res.reasons[0], axis
+    assert judge(execute(spec, dataclasses.replace(case, axis="size"), detect())).status is Status.ERROR
+
+
 def test_each_kernel_variant_is_built_by_one_worker_when_there_are_enough_variants():
     """Cases in spec order, three variants of three cases each, three workers: each worker takes a variant no one
     has started, then keeps to it, so each variant is compiled once, not by every worker at once."""

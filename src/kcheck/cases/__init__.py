@@ -13,6 +13,7 @@ from ._inputs import (
 )
 from ._matrix import (
     CPU_MAX_ELEMENTS,
+    SIZED_TO_MEMORY,
     SNAPSHOT_MAX_ELEMENTS,
     TIERS,
     Case,
@@ -34,6 +35,7 @@ from ._sizes import fit
 __all__ = [
     "CPU_MAX_ELEMENTS",
     "PURPOSE",
+    "SIZED_TO_MEMORY",
     "SNAPSHOT_MAX_ELEMENTS",
     "TIERS",
     "Case",

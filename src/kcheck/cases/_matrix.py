@@ -192,6 +192,11 @@ SNAPSHOT_MAX_ELEMENTS = 2**26
 _COMPARE_CHUNK, _COMPARE_TEMPORARIES = 2**24, 24
 
 
+#: The axes whose sizes are chosen from the device's free memory when the matrix is built: a case of theirs that
+#: then finds the memory taken (by another process, or a reference that needs more than the model) says nothing of
+#: the kernel, and is not run for the device rather than an error.
+SIZED_TO_MEMORY = frozenset({"large", "long", "big"})
+
 #: Above the modelled peak: what the reference computes on the way (its temporaries), for the pool's side-by-side
 #: budget, which must not under-count.
 ESTIMATE_MARGIN = 1.15

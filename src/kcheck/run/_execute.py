@@ -25,6 +25,7 @@ from .._results import CaseResult, Determinism, PropertyOutcome, Reason, ReasonK
 from .._spec import Spec
 from ..backends import Backend, backend_of, kernel_frame
 from ..cases import (
+    SIZED_TO_MEMORY,
     SNAPSHOT_MAX_ELEMENTS,
     Case,
     SkipKind,
@@ -325,14 +326,16 @@ OUT_OF_MEMORY_WORDS = "the device ran out of memory"
 
 def _judging_out_of_memory(case: Case, exc: BaseException, timing: Timing) -> CaseResult:
     """The device ran out of memory while the outputs were judged (the comparison's chunks, repeat runs, the
-    gradients): a past-2**31 case is not run for this device, as when a stage before ran out (its size was chosen
-    from the memory free when the matrix was built); another case errs with the out-of-memory kind, which a pool
+    gradients): a case sized to the device's memory (``SIZED_TO_MEMORY``: past-2**31, the longest reduction, the
+    largest size) is not run for this device, as when a stage before ran out (its size was chosen from the memory
+    free when the matrix was built); another case errs with the out-of-memory kind, which a pool
     runs again alone. Never a verdict on the kernel, and never an exception out of ``run_case``."""
     text = f"judging the outputs ran out of device memory ({_short_traceback(exc)})"
-    if case.axis == "large":
+    if case.axis in SIZED_TO_MEMORY:
+        need = "the past-2**31 check needs" if case.axis == "large" else "this case needs"
         res = CaseResult(case, Status.SKIPPED, timing=timing, skip_kind=SkipKind.DEVICE, reasons=[Reason(
-            f"not run: the device ran out of memory at this size ({text}); the past-2**31 check needs a GPU with "
-            "more free memory", ReasonKind.SKIP)])
+            f"not run: the device ran out of memory at this size ({text}); {need} a GPU with more free memory",
+            ReasonKind.SKIP)])
     else:
         res = CaseResult(case, Status.ERROR, timing=timing, reasons=[Reason(text, ReasonKind.WORKER)])
     res.reasons.append(Reason(OUT_OF_MEMORY_WORDS, ReasonKind.OUT_OF_MEMORY))
@@ -360,13 +363,14 @@ def judge(ex: Execution) -> CaseResult:
                 f"declare kcheck.Dim(min=1) for {empty[0]}; otherwise make the reference return the empty result",
                 ReasonKind.REFERENCE_RAISED))
         if is_out_of_memory(ex.exception):
-            if case.axis == "large":
+            if case.axis in SIZED_TO_MEMORY:
                 # kcheck sized this case to the memory free when the matrix was built; what took it since (another
                 # process on the GPU, a reference that needs more than the estimate) says nothing of the kernel
+                need = "the past-2**31 check needs" if case.axis == "large" else "this case needs"
                 result.status, result.skip_kind = Status.SKIPPED, SkipKind.DEVICE
                 result.reasons = [Reason(f"not run: the device ran out of memory at this size ({_STAGE[ex.failure]} "
-                                         f"{_short_traceback(ex.exception)}); the past-2**31 check needs a GPU with "
-                                         "more free memory", ReasonKind.SKIP)]
+                                         f"{_short_traceback(ex.exception)}); {need} a GPU with more free memory",
+                                         ReasonKind.SKIP)]
             result.reasons.append(Reason(OUT_OF_MEMORY_WORDS, ReasonKind.OUT_OF_MEMORY))
         if ex.failure is ReasonKind.KERNEL_RAISED:
             limitation = backend.untrusted_error(ex.exception, device)
