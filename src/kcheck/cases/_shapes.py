@@ -14,14 +14,15 @@ no memory, no arithmetic), and bounds what that costs:
 - **small CPU tensors first**: the three probes run the reference on CPU tensors of the probes' sizes (primes up
   to a few dozen per dimension: microseconds), built as a case's inputs are (randn, masks, ids in range); meta
   tensors of a composite operation (``layer_norm``, ``matmul``) go through torch's Python decompositions, whose
-  first call imports ``torch._dynamo`` (3-5 s of every process that builds a matrix). Where the reference cannot
-  run so, or a Custom input is built by its own ``make``, the probes run on meta tensors as below;
+  first call imports ``torch._dynamo`` (3-5 s of every process that builds a matrix). A Custom input is built
+  by its own ``make`` with ``ctx.device`` "cpu" at those sizes (its floating tensors upcast to float64). Where
+  the reference or a ``make`` cannot run so, the probes run on meta tensors as below;
 - **meta otherwise**: the reference runs with meta as the default device (``torch.arange(n)`` costs nothing), and a
   tensor of more than one element created on another device (``torch.arange(n, device="cpu")``) stops the call
   before it allocates: kcheck then stops asking that reference for shapes. A reference that raises on meta
   tensors at the probes is not asked again either;
-- **Custom inputs** are built by their ``make`` with ``ctx.device`` "meta" (what they draw on the CPU and move is
-  as small as the probes' sizes), and every tensor they return stands in on the meta device; past the probes,
+- **Custom inputs** past the small probes are built by their ``make`` with ``ctx.device`` "meta", and every
+  tensor they return stands in on the meta device; past the probes,
   only when each Custom declares its ``dims`` (so that its size counts against ``MAX_DIRECT_ELEMENTS``);
 - **modes**: the reference gets the case's ``params``; shapes are learned per set of modes (``reduction="none"``
   and ``reduction="sum"`` return different shapes);
@@ -141,11 +142,20 @@ def _on_meta(value: Any) -> Any:
     return tree_map(meta, value)
 
 
-def _custom(spec: Spec, t: Custom, slot: int, dims: Mapping[str, int], params: Mapping[str, Any]) -> Any:
-    ctx = CaseContext(dict(dims), PRECISIONS["fp32"].storage, "fp32", "randn", "meta", cpu_generator(slot), 0,
+def _custom(spec: Spec, t: Custom, slot: int, dims: Mapping[str, int], params: Mapping[str, Any],
+            device: str = "meta") -> Any:
+    """A Custom input's value as the reference sees it: on meta (meta stand-ins), or ``device="cpu"`` at a
+    probe's small sizes (floating tensors upcast to float64)."""
+    ctx = CaseContext(dict(dims), PRECISIONS["fp32"].storage, "fp32", "randn", device, cpu_generator(slot), 0,
                       dict(params))
     with torch.no_grad():
-        return _on_meta(t.make(ctx))
+        value = t.make(ctx)
+    if device == "meta":
+        return _on_meta(value)
+    from torch.utils._pytree import tree_map
+
+    return tree_map(lambda x: x.to(torch.float64) if isinstance(x, torch.Tensor) and x.is_floating_point() else x,
+                    value)
 
 
 def _small_input(t: Tensor | Index, shape: Shape, slot: int, dims: Mapping[str, int]) -> torch.Tensor:
@@ -158,12 +168,6 @@ def _small_input(t: Tensor | Index, shape: Shape, slot: int, dims: Mapping[str, 
     if t.dtype == torch.bool:
         return make_mask("randn", shape, t.density if t.density is not None else 0.5, "cpu", gen)
     return make("randn", shape, torch.float64, "cpu", gen)
-
-
-def _small_probes(spec: Spec) -> bool:
-    """Whether the probes may run on small CPU tensors: every input is a Tensor, an Index or a Scalar (a Custom's
-    ``make`` is asked on the meta device only, as it always was)."""
-    return not any(isinstance(t, Custom) for t in spec.inputs)
 
 
 def _call(spec: Spec, dims: Mapping[str, int], params: Mapping[str, Any], small: bool = False) -> list[Shape] | None:
@@ -189,11 +193,10 @@ def _call(spec: Spec, dims: Mapping[str, int], params: Mapping[str, Any], small:
             except Exception:
                 return None
         else:
-            assert not small, "a Custom input's probes run on meta tensors (_small_probes)"
             try:
-                args.append(_custom(spec, t, slot, dims, params))
+                args.append(_custom(spec, t, slot, dims, params, "cpu" if small else "meta"))
             except Exception:
-                return None  # a make that cannot build on the meta device: nothing to learn from
+                return None  # a make that cannot build on this device: nothing to learn from
     if small:
         try:
             with torch.no_grad():
@@ -274,8 +277,8 @@ def output_shapes(spec: Spec, dims: Mapping[str, int], params: Mapping[str, Any]
         state.probed = True
         probes = [_probe_dims(spec, k) for k in range(3)]
         try:
-            shapes = [_call(spec, p, params, small=True) for p in probes] if _small_probes(spec) else []
-            if not shapes or any(s is None for s in shapes):
+            shapes = [_call(spec, p, params, small=True) for p in probes]
+            if any(s is None for s in shapes):
                 shapes = [_call(spec, p, params) for p in probes]
         except _NotMeta as exc:
             state.stopped = f"the reference computes off the meta device ({exc})"
