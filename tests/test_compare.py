@@ -155,7 +155,7 @@ def test_locate_1d_tail():
     mask[992:] = True
     loc = locate(mask)
     assert loc.kind == "tail"
-    assert loc.text == "tail: elements 992..999, past the last full block of 32 (1000 = 31x32 + 8)"
+    assert loc.text == "tail: elements 992..999, past the last full block of 16 or 32 (1000 = 31x32 + 8)"
 
 
 def test_noop_guard_catches_an_identity_kernel_on_a_weak_check():

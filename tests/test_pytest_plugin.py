@@ -21,7 +21,7 @@ def test_cases_become_tests_and_failures_carry_the_message(pytester):
     assert outcomes["failed"] >= 1 and outcomes["passed"] >= 5
     result.stdout.fnmatch_lines([
         "*neg[[]N=129,fp32,randn,seed=0[]] FAILED*",
-        "*Where: tail: elements 128..128, past the last full block of 128 (129 = 1x128 + 1)*",
+        "*Where: tail: elements 128..128, past the last full block of 16, 32, 64 or 128 (129 = 1x128 + 1)*",
         "*Rerun: kcheck check *test_neg.py --case 'neg[[]N=129,fp32,randn,seed=0[]]'*",
     ])
 

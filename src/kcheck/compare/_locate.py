@@ -19,16 +19,22 @@ def _span(idx: torch.Tensor) -> tuple[int, int]:
     return int(idx.min()), int(idx.max())
 
 
-def _tail_block(lo: int, hi: int, n: int) -> int | None:
-    """The block size B whose last, partial block of a length-n axis holds [lo, hi]: the largest B whose partial
-    block starts exactly at lo (the errors fill it), else the smallest B whose partial block contains the span."""
+def _tail_blocks(lo: int, hi: int, n: int) -> list[int]:
+    """The block sizes B whose last, partial block of a length-n axis holds [lo, hi]: every B whose partial block
+    starts exactly at lo (the errors fill it; the data cannot tell a kernel's block of 32 from one of 128 there),
+    else the smallest B whose partial block contains the span; [] when none does."""
     if hi != n - 1:
-        return None
+        return []
     fits = [b for b in _BLOCKS if n > b and n % b and lo >= (n // b) * b]
     exact = [b for b in fits if (n // b) * b == lo]
-    if exact:
-        return max(exact)
-    return min(fits) if fits else None
+    return exact or fits[:1]
+
+
+def _past_block(blocks: list[int], n: int) -> str:
+    """'past the last full block of 128 (129 = 1x128 + 1)', naming every block size that fits."""
+    b = blocks[-1]
+    sizes = str(b) if len(blocks) == 1 else ", ".join(map(str, blocks[:-1])) + f" or {b}"
+    return f"past the last full block of {sizes} ({n} = {n // b}x{b} + {n % b})"
 
 
 def _fmt_list(idx: torch.Tensor, limit: int = 6) -> str:
@@ -55,10 +61,9 @@ def _locate_1d(mask: torch.Tensor) -> Location:
     n = mask.numel()
     idx = mask.nonzero().view(-1)
     lo, hi = _span(idx)
-    b = _tail_block(lo, hi, n)
-    if b is not None:
-        return Location("tail", f"tail: elements {lo}..{hi}, past the last full block of {b} ({n} = "
-                                f"{n // b}x{b} + {n % b})")
+    blocks = _tail_blocks(lo, hi, n)
+    if blocks:
+        return Location("tail", f"tail: elements {lo}..{hi}, {_past_block(blocks, n)}")
     if hi == n - 1 and idx.numel() == hi - lo + 1:
         return Location("tail", f"tail: the last {idx.numel()} elements ({lo}..{hi})")
     for blk in _BLOCKS:
@@ -76,19 +81,16 @@ def _locate_2d(m: torch.Tensor, rows_name: str) -> Location:
     c0, c1 = _span(cols)
     row_txt = "every row" if rows.numel() == nrows else f"{rows.numel()} of {nrows} {rows_name}"
     col_txt = "every column" if cols.numel() == ncols else f"{cols.numel()} of {ncols} columns"
-    b = _tail_block(c0, c1, ncols)
-    if c0 == c1 == ncols - 1 and ncols > 1 and (b is None or (ncols // b) * b != c0):
+    bc = _tail_blocks(c0, c1, ncols)
+    if c0 == c1 == ncols - 1 and ncols > 1 and (not bc or (ncols // bc[-1]) * bc[-1] != c0):
         return Location("tail-columns", f"the last column ({c1}), in {row_txt}")
-    br = _tail_block(r0, r1, nrows)
-    if r0 == r1 == nrows - 1 and nrows > 1 and (br is None or (nrows // br) * br != r0):
+    br = _tail_blocks(r0, r1, nrows)
+    if r0 == r1 == nrows - 1 and nrows > 1 and (not br or (nrows // br[-1]) * br[-1] != r0):
         return Location("tail-rows", f"the last row ({r1}), in {col_txt}")
-    if b is not None:
-        return Location("tail-columns", f"tail columns {c0}..{c1}, past the last full block of {b} ({ncols} = "
-                                        f"{ncols // b}x{b} + {ncols % b}), in {row_txt}")
-    if br is not None:
-        b = br
-        return Location("tail-rows", f"tail rows {r0}..{r1}, past the last full block of {b} ({nrows} = "
-                                     f"{nrows // b}x{b} + {nrows % b}), in {col_txt}")
+    if bc:
+        return Location("tail-columns", f"tail columns {c0}..{c1}, {_past_block(bc, ncols)}, in {row_txt}")
+    if br:
+        return Location("tail-rows", f"tail rows {r0}..{r1}, {_past_block(br, nrows)}, in {col_txt}")
     for t in _BLOCKS:
         if r0 // t == r1 // t and c0 // t == c1 // t and (nrows > t or ncols > t):
             return Location("tile", f"one tile: rows {r0}..{r1}, columns {c0}..{c1} (tile ({r0 // t}, {c0 // t}) "
