@@ -208,6 +208,11 @@ from collections import Counter
 d = json.load(open(sys.argv[1]))
 print({s["name"]: dict(Counter(c["status"] for c in s["cases"])) for s in d["specs"]})
 PY
+  echo "== the same again, warm caches (the compiles of the run above kept)"
+  t0=$SECONDS
+  step auto_examples_warm 0 env TRITON_CACHE_DIR="$cold/triton" KCHECK_CACHE_DIR="$cold/k" $py -m kcheck.cli check \
+    examples/ -q -n auto --json "$out/auto_warm.json"
+  echo "wall: $((SECONDS - t0)) s"
 fi
 
 echo
