@@ -621,6 +621,16 @@ def test_a_wrong_coefficient_with_half_precision_cases_is_not_a_low_precision_ac
     assert low is None or (low.score < 0.5 and "wide-precision-gross" in _kinds(low.contradicts)), text
 
 
+def test_values_the_reference_puts_elsewhere_on_arange_inputs_are_an_index_error(tmp_path):
+    """A permutation stored in another layout's order: every value lands at a position whose first two indices are
+    swapped (not the last two), nothing out of bounds, nothing unwritten. On arange inputs each wrong output holds
+    the value the reference puts at another position: wrong indices, not wrong arithmetic."""
+    diag = debug(spec_of.permute_wrong_layout, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "index-transposition", text
+    assert "arange-misplaced" in _kinds(diag.top.supports), text
+
+
 def test_a_2d_operand_broadcast_along_a_dimension_read_along_the_wrong_one_is_a_wrong_axis(tmp_path):
     """A gain [B, N] beside x [B, M, N], read at [b, m] where [b, n] belongs: no 1-D input, yet a per-channel
     operand (broadcast along M); with it all ones the values are right. Not an index transposition."""

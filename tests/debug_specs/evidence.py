@@ -571,3 +571,36 @@ batch_gain_wrong_axis = _gain_spec("batch_gain_wrong_axis", _batch_gain)
 # the same gain, masked where it is read: where M > N the rows past N read 0, so ones rescue only the cases where N
 # is the longer dimension (which the deciding experiment picks)
 batch_gain_masked = _gain_spec("batch_gain_masked", _batch_gain_masked)
+
+
+# -- a permutation written in the layout of another -----------------------------------------------------------
+# out = x.permute(2, 0, 1) ([N, B, M] from [B, M, N]), each value stored where the [B, N, M] layout puts it: a
+# bijection onto the same buffer (nothing out of bounds, nothing unwritten), right only where B or N is 1. The
+# misplaced outputs sit at their position with the first two indices swapped: not the last two, so not the
+# transposed position the arange decoding names, yet every value is one the reference puts elsewhere.
+
+
+@triton.jit
+def _permute_kernel(x_ptr, out_ptr, B, M, N, BLOCK_M: tl.constexpr):
+    b = tl.program_id(0)
+    n = tl.program_id(1)
+    m = tl.arange(0, BLOCK_M)
+    mask = m < M
+    v = tl.load(x_ptr + (b * M + m) * N + n, mask=mask)
+    tl.store(out_ptr + (b * N + n) * M + m, v, mask=mask)  # BUG: the [B, N, M] offset; [N, B, M] is (n * B + b) * M
+
+
+def _permute(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    B, M, N = x.shape
+    out = torch.empty((N, B, M), dtype=x.dtype, device=x.device)
+    if out.numel():
+        _permute_kernel[(B, N)](x, out, B, M, N, BLOCK_M=triton.next_power_of_2(M))
+    return out
+
+
+permute_wrong_layout = kcheck.Spec(
+    name="permute_wrong_layout", kernel=_permute, reference=lambda x: x.permute(2, 0, 1),
+    inputs=[kcheck.Tensor("B", "M", "N")],
+    dims={"B": kcheck.Dim(nominal=4, real=(), max=16), "M": kcheck.Dim(nominal=32, real=(), max=128),
+          "N": kcheck.Dim(nominal=8, real=(), max=32)}, dtypes=["fp32"], seeds=1)

@@ -133,10 +133,9 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
             if case is not None:
                 prober.limit = 1.0 - DECIDING_SHARE
                 probe_structure(prober, ev, case)
-                # in this process: only a case that failed without crashing (a crash would poison a CUDA context)
-                if prober.left() > 0 and ev.minimal is not None and ev.minimal.status is Status.FAILED \
-                        and not dangerous:
-                    decode_arange(ev, case, dev)
+                # a probe like the others (isolated on a GPU): a case that crashed may be decoded too
+                if prober.left() > 0 and ev.minimal is not None and ev.minimal.status is not Status.PASSED:
+                    decode_arange(ev, case, prober)
                 if spec.journaled is not None and prober.left() > 0:  # where NaN or an outlier first appears
 
                     journal_experiment(spec, case, dev, prober, diag, isolate=dangerous)

@@ -615,8 +615,13 @@ class Facts:
             if r.ok:
                 self.add("transposed-reference", f"the output matches the reference of {_name(ev, i)} transposed")
         for a in ev.arange:
-            if "transposed position" in a:
-                self.add("arange-transposed", a)
+            if a.transposed:
+                self.add("arange-transposed", a.text)
+        moved = [a for a in ev.arange if a.source is not None and not a.transposed]
+        if len(moved) >= 2 and 2 * len(moved) >= len(ev.arange) and not any(a.transposed for a in ev.arange):
+            self.add("arange-misplaced", f"on arange inputs {len(moved)} of the {len(ev.arange)} wrong outputs "
+                     "decoded hold the value the reference puts at another position (wrong indices, not wrong "
+                     f"arithmetic): {moved[0].text}")
         if ev.minimal is not None and ev.configs:
             good = [label for label, r in ev.configs if r.ok]
             if good:

@@ -196,7 +196,7 @@ PROFILES: list[Profile] = [
             advice=lambda ev: "check which index the per-channel operand is read with (column vs row, % N vs % M)"),
     Profile("index-transposition", "passes on square shapes only, or matches a transposed reference",
             {("transposed-reference",): 0.9, ("arange-transposed",): 0.9, ("square-only",): 0.8,
-             ("swapped-roles",): 0.8},
+             ("swapped-roles",): 0.8, ("arange-misplaced",): 0.6},
             {"everywhere-wrong": 0.15, "ones-rescues": 0.1},
             {"vector-ones-rescues": 0.3, "systematic-error": 0.3, "layout-only": 0.3},
             advice=lambda ev: "check the strides and the order of the indices (row * stride_row + col * stride_col); "
@@ -236,7 +236,7 @@ PROFILES: list[Profile] = [
             {("systematic-error",): 0.6, ("tiny-scale-fails",): 0.75}, {"ones-rescues": 0.05, "everywhere-wrong": 0.05},
             {"square-only": 0.3, "edge-pattern": 0.3, "past-one-block": 0.3, "oob": 0.3, "layout-only": 0.3,
              "low-precision-only": 0.3, "large-mean-only": 0.3, "transposed-reference": 0.3,
-             "arange-transposed": 0.3, "vector-ones-rescues": 0.3, "zeroed-rescues": 0.3,
+             "arange-transposed": 0.3, "arange-misplaced": 0.3, "vector-ones-rescues": 0.3, "zeroed-rescues": 0.3,
              "race-between-programs": 0.3, "nondeterministic": 0.3, "reads-one-past": 0.3, "reads-ignored": 0.3},
             advice=lambda ev: "compare the kernel's constants and coefficients with the reference's term by term "
             "(a scale such as 1/ln 2 for exp2, a beta, an eps, a 1/n); run one tiny case by hand"),

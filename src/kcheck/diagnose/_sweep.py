@@ -13,11 +13,9 @@ from typing import Any
 
 import torch
 
-from .._device import DeviceInfo
 from .._results import CaseResult, SpecReport, Status
 from .._spec import Spec, Tensor
 from ..cases import Case, call_reference, fit, make_args, params_of, shape_of, upcast
-from ..run import RunOptions, execute
 from ._observe import most_severe_smallest, reads_bumped, vector_inputs
 from ._probe import Prober, ignored_region
 
@@ -40,6 +38,30 @@ class Decision:
     dim: str | None = None  # the dimension varied, when it varies one as the size sweep does
 
 
+@dataclass(frozen=True)
+class Decoded:
+    """One wrong output of the case on arange inputs: its value, the expected one, and the position whose expected
+    value it is (``source``; None when no single position holds it)."""
+
+    index: tuple[int, ...]
+    value: float
+    expected: float
+    source: tuple[int, ...] | None = None
+
+    @property
+    def transposed(self) -> bool:
+        """The value belongs at this position with its last two indices swapped (and only those)."""
+        j, i = self.source, self.index
+        return j is not None and len(i) >= 2 and j != i and j[-2:] == i[-2:][::-1] and j[:-2] == i[:-2]
+
+    @property
+    def text(self) -> str:
+        if self.source is None:
+            return f"out{list(self.index)} = {self.value!r}, expected {self.expected!r}"
+        note = " (the transposed position)" if self.transposed else ""
+        return f"out{list(self.index)} = {self.value!r}, the value expected at out{list(self.source)}{note}"
+
+
 @dataclass
 class Evidence:
     spec: Spec
@@ -53,7 +75,7 @@ class Evidence:
     ones: dict[int, CaseResult] = field(default_factory=dict)  # input index -> probe with that input all ones
     vectors_ones: CaseResult | None = None  # the probe with every 1-D input all ones at once (when several)
     transposed: dict[int, CaseResult] = field(default_factory=dict)  # input index -> kernel vs ref(input^T)
-    arange: list[str] = field(default_factory=list)  # decoded wrong outputs
+    arange: list[Decoded] = field(default_factory=list)  # decoded wrong outputs
     stages: list[tuple[str, CaseResult]] = field(default_factory=list)
     configs: list[tuple[str, CaseResult]] = field(default_factory=list)  # other launch configs, smallest case
     precisions: list[tuple[str, CaseResult]] = field(default_factory=list)  # other precisions, smallest case
@@ -278,34 +300,38 @@ def _name(spec: Spec, i: int) -> str:
     return getattr(spec.inputs[i], "name", None) or f"input {i}"
 
 
-def decode_arange(ev: Evidence, case: Case, device: DeviceInfo) -> None:
-    """Run the case on arange inputs (each value its flat index) and say, for the first wrong outputs, which input
-    element or which expected position their value came from."""
+def decode_arange(ev: Evidence, case: Case, prober: Prober) -> CaseResult | None:
+    """Run the case on arange inputs (each value its flat index) as a probe (in an isolated worker on a GPU) and
+    say, for the first wrong outputs, which expected position their value belongs to: the reference at the same
+    inputs is computed here, on the CPU, and each wrong value looked up in it. Returns the probe's result."""
     spec = ev.spec
     c = dataclasses.replace(case, pattern="arange", repeats=0, axis="debug")
-    # under the interpreter's checks where they apply: a wild store is masked off, not written into this process
-    ex = execute(spec, c, device, RunOptions(), baseline=False)
-    if ex.exception is not None:  # the kernel's fault (or the Spec's): nothing to decode
-        ev.arange.append(f"arange run raised {type(ex.exception).__name__}")
-        return
-    for o, e in zip(ex.outputs, ex.expected, strict=False):
-        a, x = o.detach().double().cpu(), e.detach().double().cpu()
-        if a.shape != x.shape:
+    res = prober.run(c, "pattern", "arange")
+    if res is None or res.status is not Status.FAILED:  # passed, not run, or raised: nothing to decode
+        return res
+    try:
+        args = make_args(spec, c, "cpu")
+        with torch.no_grad():
+            raw = call_reference(spec.reference, spec, c, upcast(args), "cpu")
+        expected = [e.detach().double() for e in (raw if isinstance(raw, (tuple, list)) else (raw,))
+                    if isinstance(e, torch.Tensor)]
+    except Exception:  # the reference cannot run on the CPU: the values stay undecoded
+        return res
+    for cmp, x in zip(res.comparisons, expected, strict=False):
+        if tuple(x.shape) != tuple(cmp.shape):
             continue
-        scale = float(x[torch.isfinite(x)].abs().max()) if bool(torch.isfinite(x).any()) else 1.0
-        # wrong by more than rounding: arange values are integers, a misplaced one is off by at least 1
-        bad = ~torch.isclose(a, x, rtol=1e-3, atol=max(1e-3 * scale, 0.5), equal_nan=True)
-        flat = torch.nonzero(bad.reshape(-1)).reshape(-1)[:4].tolist()
-        if not flat:
-            continue
+        finite = x[torch.isfinite(x)]
+        scale = float(finite.abs().max()) if finite.numel() else 1.0
         xf = x.reshape(-1)
-        for f in flat:
-            idx = tuple(int(v) for v in torch.unravel_index(torch.tensor(f), a.shape))
-            v = float(a.reshape(-1)[f])
+        for m in cmp.first:
+            # wrong by more than rounding: arange values are integers, a misplaced one is off by at least 1
+            v = m.actual
+            if math.isfinite(v) and math.isfinite(m.expected) and abs(v - m.expected) < max(1e-3 * scale, 0.5):
+                continue
             hits = torch.nonzero(xf == v).reshape(-1)[:2].tolist() if math.isfinite(v) else []
-            if len(hits) == 1 and hits[0] != f:
-                j = tuple(int(t) for t in torch.unravel_index(torch.tensor(hits[0]), a.shape))
-                note = " (the transposed position)" if len(j) >= 2 and j[-2:] == idx[-2:][::-1] else ""
-                ev.arange.append(f"out{list(idx)} = {v!r}, the value expected at out{list(j)}{note}")
-            else:
-                ev.arange.append(f"out{list(idx)} = {v!r}, expected {float(xf[f])!r}")
+            flat = sum(i * math.prod(cmp.shape[k + 1:]) for k, i in enumerate(m.index))
+            source = None
+            if len(hits) == 1 and hits[0] != flat:
+                source = tuple(int(t) for t in torch.unravel_index(torch.tensor(hits[0]), tuple(cmp.shape)))
+            ev.arange.append(Decoded(tuple(m.index), v, m.expected, source))
+    return res
