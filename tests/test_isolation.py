@@ -100,3 +100,38 @@ def test_a_forkserver_that_cannot_start_early_costs_the_head_start_only(monkeypa
 
     monkeypatch.setattr(forkserver, "ensure_running", refuse)
     warm_up([{"KCHECK_TEST_AHEAD": "x"}])  # no exception
+
+
+def test_a_launch_past_cudas_grid_limit_is_named():
+    """A 2-D Triton grid with more than 65535 blocks along y fails to launch on a GPU with only "invalid argument"
+    (three held-out controls, one with a planted bug, erred so on the H200 at their past-2**31 size). The launches
+    a case makes are recorded on a GPU, and the launch past the limit is named with the fix. Here the launch itself
+    fails for want of a GPU: what matters is what was recorded before it."""
+    import torch
+    import triton
+    import triton.language as tl
+    from triton.runtime.jit import JITFunction
+
+    from kcheck._device import DeviceInfo
+    from kcheck.backends import LaunchLog, by_name
+
+    def copy_rows(x_ptr, BLOCK: tl.constexpr):
+        pass
+
+    kernel = JITFunction(copy_rows)  # compiled, not interpreted: what a GPU runs
+    gpu = DeviceInfo("cuda", "a GPU", 2**34, 2**34, (9, 0), 132, False)
+    with by_name("triton").launches(gpu) as log:
+        try:
+            kernel[(8, triton.cdiv(33554433, 256))](torch.empty(4), BLOCK=256)
+        except Exception:  # no GPU here (a CPU tensor on one): the launch fails after it was recorded
+            pass
+    problem = log.past_grid_limit()
+    assert problem is not None and problem.startswith("copy_rows's launch grid (8, 131073, 1) has 131073 blocks along "
+                                                      "y, past CUDA's limit of 65535 (put the longest axis"), problem
+    cpu = DeviceInfo("cpu", "cpu", 2**34, 2**34, None, 132, True)
+    with by_name("triton").launches(cpu) as log:  # the interpreter takes any grid: nothing recorded
+        pass
+    assert log.launches == [] and LaunchLog().past_grid_limit() is None
+    fits = LaunchLog()
+    fits.launches.append(("k", lambda: (2**31 - 1, 65535, 65535)))
+    assert fits.past_grid_limit() is None

@@ -12,6 +12,7 @@ Adding a framework: write one module in this package with a ``Backend`` subclass
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -97,6 +98,34 @@ def referenced(fn: Any, depth: int = 2) -> Iterator[Any]:
     yield from visit(fn, depth)
 
 
+#: CUDA's grid limits, blocks along x, y and z (CUDA C Programming Guide, "Features and Technical Specifications").
+GRID_LIMITS = (2**31 - 1, 65535, 65535)
+
+
+class LaunchLog:
+    """The grids of the kernel launches one call made, as far as the backend sees them (``Backend.launches``).
+    Each entry: the kernel's name and a function that gives its grid (evaluated only when asked: a grid given as
+    a function of the launch's arguments is not computed on the way)."""
+
+    def __init__(self) -> None:
+        self.launches: list[tuple[str, Callable[[], tuple[int, ...]]]] = []
+
+    def past_grid_limit(self) -> str | None:
+        """The last launch whose grid is past CUDA's limits, in words, or None."""
+        for name, grid_of in reversed(self.launches):
+            try:
+                grid = (*(int(g) for g in grid_of()), 1, 1)
+            except Exception:  # a grid that cannot be evaluated again says nothing here
+                continue
+            for axis, blocks, limit in zip("xyz", grid[:3], GRID_LIMITS, strict=True):
+                if blocks > limit:
+                    fix = ("put the longest axis of the grid on x, which takes up to 2**31 - 1 blocks, or loop inside "
+                           "a program" if axis != "x" else "loop inside a program, or take larger blocks")
+                    return (f"{name}'s launch grid {tuple(grid[:3])} has {blocks} blocks along {axis}, past CUDA's "
+                            f"limit of {limit} ({fix})")
+        return None
+
+
 class Backend:
     """One kernel framework. Subclasses override what differs from a plain PyTorch callable."""
 
@@ -132,6 +161,12 @@ class Backend:
     def untrusted_error(self, exc: BaseException, device: DeviceInfo) -> str | None:
         """Why this exception the kernel raised cannot be blamed on the kernel here, or None."""
         return None
+
+    @contextlib.contextmanager
+    def launches(self, device: DeviceInfo) -> Iterator[LaunchLog]:
+        """Record the grids of the launches made inside (where the framework lets kcheck see them), so that a
+        launch error can say which limit the grid passed."""
+        yield LaunchLog()
 
     def synchronize(self, device: str) -> None:
         """Wait for queued device work, so timings and results are final."""

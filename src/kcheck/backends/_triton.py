@@ -10,17 +10,18 @@ interpreter cannot run (``interpreter_limitation``).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
 from .._device import DeviceInfo, interpreter_active
 from .._resources import Resources
 from ..interpret import checked
-from ._base import Backend, referenced, register
+from ._base import Backend, LaunchLog, referenced, register
 from ._triton_compile import ptxas_resources
 
 
@@ -334,6 +335,31 @@ class TritonBackend(Backend):
 
     def untrusted_error(self, exc: BaseException, device: DeviceInfo) -> str | None:
         return interpreter_limitation(exc) if device.interpreter else None
+
+    @contextlib.contextmanager
+    def launches(self, device: DeviceInfo) -> Iterator[LaunchLog]:
+        log = LaunchLog()
+        if device.interpreter or not device.is_gpu:  # the interpreter takes any grid: no CUDA limit to pass
+            yield log
+            return
+        try:
+            from triton.runtime.jit import JITFunction  # type: ignore[import-untyped]
+        except Exception:
+            yield log
+            return
+        original = JITFunction.run
+
+        def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+            grid: Any = kwargs.get("grid")
+            named = {**dict(zip(getattr(self, "arg_names", ()), args, strict=False)), **kwargs}
+            log.launches.append((_raw_name(self), lambda: tuple(grid(named) if callable(grid) else grid)))
+            return original(self, *args, **kwargs)
+
+        JITFunction.run = run
+        try:
+            yield log
+        finally:
+            JITFunction.run = original
 
     def resources(self, kernel: Any, launch: Callable[[], Any], arch: int) -> list[Any]:
 

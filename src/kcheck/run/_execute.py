@@ -217,6 +217,7 @@ class Execution:
     findings: list[Finding] = field(default_factory=list)
     failure: ReasonKind | None = None
     exception: BaseException | None = None
+    launch_problem: str | None = None  # a launch past the device's limits, when the kernel raised
     warnings: list[str] = field(default_factory=list)
     timing: Timing = field(default_factory=Timing)
     kernel: _Kernel | None = None  # calls the kernel again (repeats, properties)
@@ -286,10 +287,12 @@ def execute(spec: Spec, case: Case, device: DeviceInfo, options: RunOptions | No
                    and not getattr(spec.inputs[i], "mutated", False)}
     ex.kernel = _Kernel(spec, case, dev, interpreter_checks(options or RunOptions(), backend, device), backend,
                         poison=poison, wrap=wrap)
-    try:
-        ex.outputs, ex.masks = ex.kernel.outputs(ex.args)
-    except Exception as exc:
-        ex.failure, ex.exception = ReasonKind.KERNEL_RAISED, exc
+    with backend.launches(device) as launches:
+        try:
+            ex.outputs, ex.masks = ex.kernel.outputs(ex.args)
+        except Exception as exc:
+            ex.failure, ex.exception = ReasonKind.KERNEL_RAISED, exc
+            ex.launch_problem = launches.past_grid_limit()  # why a launch error is the launcher's, where it is
     ex.timing.kernel = ex.kernel.seconds
     ex.findings = deduplicate(ex.kernel.findings)
     return ex
@@ -354,7 +357,8 @@ def judge(ex: Execution) -> CaseResult:
     if ex.failure is not None:
         assert ex.exception is not None
         result.status = Status.ERROR
-        result.reasons = [Reason(f"{_STAGE[ex.failure]} {_short_traceback(ex.exception)}", ex.failure)]
+        problem = f"; {ex.launch_problem}" if ex.launch_problem else ""
+        result.reasons = [Reason(f"{_STAGE[ex.failure]} {_short_traceback(ex.exception)}{problem}", ex.failure)]
         empty = [d for d, v in case.sizes.items() if v == 0]
         if ex.failure is ReasonKind.REFERENCE_RAISED and empty:
             # many torch operations refuse empty tensors; the Spec's dimension admits them, and kcheck checks them
