@@ -90,9 +90,9 @@ def test_a_launch_past_the_grid_limit_says_which_axis_and_how_to_fix_it():
     from kcheck.run import run_case
 
     spec = importlib.import_module("isolation.grid_limit").spec
-    (case,) = [c for c in kcheck.matrix(spec, cases="N=1024", dtypes=["fp32"]) if c.sizes == {"M": 2, "N": 1024}]
+    case = next(c for c in kcheck.matrix(spec, dtypes=["fp32"]) if c.sizes == {"M": 2, "N": 1024})
     assert run_case(spec, case, detect()).status is Status.PASSED
-    res = run_case(spec, dataclasses.replace(case, sizes={"M": 2, "N": 33554433}), detect())
+    res = run_case(spec, dataclasses.replace(case, dims=(("M", 2), ("N", 33554433))), detect())
     assert res.status is Status.ERROR, res.reasons
     assert "_scale_kernel's launch grid (2, 131073, 1) has 131073 blocks along y, past CUDA's limit of 65535" \
-        in res.reasons[0].text, res.reasons[0].text
+        in res.reasons[0], res.reasons[0]
