@@ -254,3 +254,20 @@ def test_the_fused_comparison_declines_what_it_does_not_cover():
     ints = torch.ones(64, dtype=torch.int32)
     assert _fused.fused_figures(ints, e, TOL, None, None, bad, min_elements=0, force=True) is None
     assert _fused.fused_figures(a[::2], e[::2], TOL, None, None, bad[::2], min_elements=0, force=True) is None
+
+
+def test_the_fused_comparison_declines_when_its_kernel_cannot_compile(monkeypatch):
+    """A Triton that cannot compile or launch the comparison kernel (an old GPU, a broken install) leaves the
+    chunked route to run, not an exception out of the comparison."""
+    from kcheck.compare import _fused
+
+    class Broken:
+        def __getitem__(self, grid):
+            def launch(*args, **kwargs):
+                raise RuntimeError("PassManager::run failed")
+            return launch
+
+    monkeypatch.setattr(_fused, "_kernel", Broken())
+    a, e = torch.ones(64), torch.ones(64, dtype=torch.float64)
+    bad = torch.zeros(64, dtype=torch.bool)
+    assert _fused.fused_figures(a, e, TOL, None, None, bad, min_elements=0, force=True) is None

@@ -12,9 +12,9 @@ way torch rounds it (float64 -> float32 -> the output dtype), the first index of
 spacing from the reference's exponent. Sums of squares add in another order (the last bits of a norm may differ).
 
 ``fused_figures`` declines (returns None) what it does not cover, and the chunked route runs: an output not on a
-CUDA device, not floating point, not contiguous, small (one chunk: a compile would cost more than it saves), or a
-Triton that is missing or in interpreter mode. ``force=True`` takes any size and device, for the tests (on a CPU
-under Triton's interpreter).
+CUDA device, not floating point, not contiguous, small (one chunk: a compile would cost more than it saves), a
+Triton that is missing or in interpreter mode, or a kernel that fails to compile or launch. ``force=True`` takes any
+size and device, for the tests (on a CPU under Triton's interpreter).
 """
 
 from __future__ import annotations
@@ -187,10 +187,16 @@ def fused_figures(a: torch.Tensor, e: torch.Tensor, tol: Tolerance, unwritten: t
     info = torch.finfo(a.dtype)
     par = torch.tensor([tol.atol, tol.rtol, info.tiny, 1e-300, math.inf], dtype=torch.float64, device=a.device)
     mant = round(-math.log2(info.eps))
-    with torch.cuda.device(a.device) if a.device.type == "cuda" else contextlib.nullcontext():
-        _kernel[(programs,)](a, e, a if unwritten is None else unwritten.view(torch.uint8), a if b is None else b,
-                             bad.view(torch.uint8), part, par, n, HAS_U=unwritten is not None, HAS_B=b is not None,
-                             ROUND=_ROUND[a.dtype], MANT=mant, BLOCK=_BLOCK, TILES=_TILES)
+    try:
+        with torch.cuda.device(a.device) if a.device.type == "cuda" else contextlib.nullcontext():
+            _kernel[(programs,)](a, e, a if unwritten is None else unwritten.view(torch.uint8),
+                                 a if b is None else b, bad.view(torch.uint8), part, par, n,
+                                 HAS_U=unwritten is not None, HAS_B=b is not None, ROUND=_ROUND[a.dtype], MANT=mant,
+                                 BLOCK=_BLOCK, TILES=_TILES)
+    except torch.cuda.OutOfMemoryError:
+        raise  # the device's memory, as for the chunked route: the caller says so
+    except Exception:  # a Triton that cannot compile or launch it here (an old GPU, a broken install): the
+        return None  # chunked route, which writes every element of the mask again
     col = part.unbind(1)
     figures: list[torch.Tensor] = []
     if unwritten is not None:
