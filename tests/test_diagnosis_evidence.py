@@ -17,6 +17,7 @@ import itertools
 import pytest
 
 import kcheck
+from kcheck import Status
 from kcheck._device import detect
 from kcheck.diagnose import BUG_CLASSES, Cause, Observation, debug, format_diagnosis
 from kcheck.diagnose._decide import decide
@@ -702,3 +703,19 @@ def test_a_wrong_axis_whose_smallest_case_reads_past_the_operand_is_decided_by_o
     diag = debug(spec_of.batch_gain_masked, budget=30, out_dir=tmp_path, repro=False, maps=False)
     text = format_diagnosis(diag)
     assert diag.top is not None and diag.top.key == "wrong-axis", text
+
+
+def test_values_found_elsewhere_count_as_misplaced_only_where_the_reference_moves_values():
+    """On arange inputs an output of arithmetic (x * g[...], x + bias[...]) can equal, by coincidence, the value
+    expected at another position (round 9's wrong-axis key bias was so taken for an index error, 0.75): only a
+    reference that moves values (every expected value an input's) makes a value found elsewhere a misplaced
+    element. A 16-bit case is decoded in fp32, where arange does not wrap."""
+    from kcheck.diagnose._sweep import decode_arange
+
+    for spec, moves in ((spec_of.permute_wrong_layout, True), (spec_of.batch_gain_wrong_axis, False)):
+        case = kcheck.matrix(spec, tier="quick")[0]
+        ev = Evidence(spec, None, [])  # type: ignore[arg-type]
+        with Prober(spec, detect(), 60) as prober:
+            res = decode_arange(ev, case, prober)
+        assert res is not None and res.case.pattern == "arange" and res.status is Status.FAILED, spec.name
+        assert ev.arange_moves is moves, spec.name

@@ -71,7 +71,7 @@ OBSERVATIONS: dict[str, str] = {
     "ones-rescues": "with an input all ones, the values are right",
     "transposed-reference": "the output matches the reference of an input transposed",
     "arange-transposed": "on arange inputs, wrong outputs hold the value of the transposed position",
-    "arange-misplaced": "on arange inputs, most wrong outputs hold the value of another position",
+    "arange-misplaced": "a data movement whose wrong outputs, on arange inputs, mostly hold another position's value",
     "swapped-roles": "the kernel is right when its inputs are passed in each other's place",
     "oob": "out-of-bounds accesses (interpreter checks, memcheck)",
     "oob-single-lane": "each out-of-bounds access is one lane, one element past the end",

@@ -13,6 +13,7 @@ from typing import Any
 
 import torch
 
+from .._dtypes import PRECISIONS
 from .._results import CaseResult, SpecReport, Status
 from .._spec import Spec, Tensor
 from ..cases import Case, call_reference, fit, make_args, params_of, shape_of, upcast
@@ -76,6 +77,7 @@ class Evidence:
     vectors_ones: CaseResult | None = None  # the probe with every 1-D input all ones at once (when several)
     transposed: dict[int, CaseResult] = field(default_factory=dict)  # input index -> kernel vs ref(input^T)
     arange: list[Decoded] = field(default_factory=list)  # decoded wrong outputs
+    arange_moves: bool = False  # on arange inputs, every expected value is an input's value (a data movement)
     stages: list[tuple[str, CaseResult]] = field(default_factory=list)
     configs: list[tuple[str, CaseResult]] = field(default_factory=list)  # other launch configs, smallest case
     precisions: list[tuple[str, CaseResult]] = field(default_factory=list)  # other precisions, smallest case
@@ -306,6 +308,9 @@ def decode_arange(ev: Evidence, case: Case, prober: Prober) -> CaseResult | None
     inputs is computed here, on the CPU, and each wrong value looked up in it. Returns the probe's result."""
     spec = ev.spec
     c = dataclasses.replace(case, pattern="arange", repeats=0, axis="debug")
+    if PRECISIONS[case.precision].storage.itemsize < 4 and "fp32" in {p.name for p in spec.precisions}:
+        # arange wraps in a 16-bit storage to stay exact (values repeat): decode where each value is one position
+        c = dataclasses.replace(c, precision="fp32")
     res = prober.run(c, "pattern", "arange")
     if res is None or res.status is not Status.FAILED:  # passed, not run, or raised: nothing to decode
         return res
@@ -317,6 +322,12 @@ def decode_arange(ev: Evidence, case: Case, prober: Prober) -> CaseResult | None
                     if isinstance(e, torch.Tensor)]
     except Exception:  # the reference cannot run on the CPU: the values stay undecoded
         return res
+    # a data movement (a copy, transpose, gather): every expected value is one of the inputs' values, so a value
+    # found at another position is a misplaced element; after arithmetic (x + bias[...]) it may be a coincidence
+    pool = [a.detach().double().reshape(-1) for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()]
+    values = torch.cat(pool) if pool else torch.empty(0, dtype=torch.float64)
+    ev.arange_moves = values.numel() > 0 and all(bool(torch.isin(x[torch.isfinite(x)], values).all())
+                                                 for x in expected)
     for cmp, x in zip(res.comparisons, expected, strict=False):
         if tuple(x.shape) != tuple(cmp.shape):
             continue
