@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _cuda, _numba, _triton  # noqa: F401  (each registers its backend on import)
-from ._base import GRID_LIMITS, Backend, LaunchLog, backend_of, backends, by_name, referenced, register
+from ._base import Backend, LaunchLog, backend_of, backends, by_name, referenced, register
 from ._cuda import CudaKernel, cuda_kernels
 from ._triton import kernel_frame
 
@@ -30,5 +30,5 @@ def synchronize(device: str) -> None:
     backends()[-1].synchronize(device)
 
 
-__all__ = ["GRID_LIMITS", "Backend", "CudaKernel", "LaunchLog", "backend_of", "backends", "by_name", "framework",
-           "kernel_frame", "referenced", "register", "synchronize", "uses_cuda"]
+__all__ = ["Backend", "CudaKernel", "LaunchLog", "backend_of", "backends", "by_name", "framework", "kernel_frame",
+           "referenced", "register", "synchronize", "uses_cuda"]

@@ -304,6 +304,14 @@ def _raw_name(fn: Any) -> str:
     return getattr(fn, "__name__", "?")
 
 
+def _grid_of(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[int, ...]:
+    """The grid of one ``JITFunction.run`` call: a tuple, or a function of the launch's arguments by name."""
+    grid: Any = kwargs.get("grid")
+    if callable(grid):
+        grid = grid({**dict(zip(getattr(fn, "arg_names", ()), args, strict=False)), **kwargs})
+    return tuple(grid)
+
+
 class TritonBackend(Backend):
     """Triton launchers: interpreted on a machine without a GPU, where every access is checked and races found."""
 
@@ -350,9 +358,7 @@ class TritonBackend(Backend):
         original = JITFunction.run
 
         def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-            grid: Any = kwargs.get("grid")
-            named = {**dict(zip(getattr(self, "arg_names", ()), args, strict=False)), **kwargs}
-            log.launches.append((_raw_name(self), lambda: tuple(grid(named) if callable(grid) else grid)))
+            log.launches.append((_raw_name(self), lambda: _grid_of(self, args, kwargs)))  # evaluated on an error
             return original(self, *args, **kwargs)
 
         JITFunction.run = run
