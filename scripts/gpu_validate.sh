@@ -42,16 +42,16 @@ echo "== machine"
 
 if want examples; then
   echo "== examples, default matrix with the large (past 2**31 elements) cases"
-  step examples 0 $py -m kcheck.cli check examples/ -q --json "$out/examples.json" --show 5
+  step examples 0 $py -m kcheck check examples/ -q --json "$out/examples.json" --show 5
 fi
 if want seeds; then
   echo "== examples over 20 seeds (no false positive)"
-  step examples_20_seeds 0 $py -m kcheck.cli check examples/ -q --tier quick --seeds 20 --no-large --json "$out/seeds20.json"
+  step examples_20_seeds 0 $py -m kcheck check examples/ -q --tier quick --seeds 20 --no-large --json "$out/seeds20.json"
 fi
 if want interactions; then
   echo "== bugs that need two factors at once, and the int32 row start: each fails the default matrix here"
   for f in tests/zoo_interactions/[a-z]*.py; do
-    step "interactions_$(basename "$f" .py)" 1 $py -m kcheck.cli check "$f" -q --show 1 --json "$out/zi_$(basename "$f" .py).json"
+    step "interactions_$(basename "$f" .py)" 1 $py -m kcheck check "$f" -q --show 1 --json "$out/zi_$(basename "$f" .py).json"
   done
   $py - "$out" <<'PY'
 import glob, json, sys
@@ -63,7 +63,7 @@ for path in sorted(glob.glob(sys.argv[1] + "/zi_*.json")):
     print(path.rsplit("/", 1)[1], dict(bad))
 PY
   echo "== the examples over 20 seeds, default matrix (pairwise, long and big cases included): no false positive"
-  step examples_default_20_seeds 0 $py -m kcheck.cli check examples/ -q --seeds 20 --no-large --json "$out/seeds20_default.json"
+  step examples_default_20_seeds 0 $py -m kcheck check examples/ -q --seeds 20 --no-large --json "$out/seeds20_default.json"
 fi
 if want zoo; then
   echo "== the bug zoo: kcheck, its diagnosis and two baselines on every planted bug and correct example"
@@ -94,21 +94,21 @@ if want zoo; then
 fi
 if want sanitize; then
   echo "== compute-sanitizer: a correct kernel is clean; each planted bug is found with its case and line"
-  step sanitize_softmax_clean 0 $py -m kcheck.cli sanitize examples/softmax.py --json "$out/sanitize_softmax.json"
-  step sanitize_triton_oob_load 1 $py -m kcheck.cli sanitize tests/sanitize_kernels/triton_oob_load.py --tool memcheck
-  step sanitize_triton_uninit 1 $py -m kcheck.cli sanitize tests/sanitize_kernels/triton_uninit.py --tool initcheck
-  step sanitize_cuda_missing_sync 1 $py -m kcheck.cli sanitize tests/sanitize_kernels/cuda_missing_sync.py --tool racecheck
-  step sanitize_cuda_divergent 1 $py -m kcheck.cli sanitize tests/sanitize_kernels/cuda_divergent_barrier.py --tool synccheck
+  step sanitize_softmax_clean 0 $py -m kcheck sanitize examples/softmax.py --json "$out/sanitize_softmax.json"
+  step sanitize_triton_oob_load 1 $py -m kcheck sanitize tests/sanitize_kernels/triton_oob_load.py --tool memcheck
+  step sanitize_triton_uninit 1 $py -m kcheck sanitize tests/sanitize_kernels/triton_uninit.py --tool initcheck
+  step sanitize_cuda_missing_sync 1 $py -m kcheck sanitize tests/sanitize_kernels/cuda_missing_sync.py --tool racecheck
+  step sanitize_cuda_divergent 1 $py -m kcheck sanitize tests/sanitize_kernels/cuda_divergent_barrier.py --tool synccheck
   step sanitize_cost 0 $py benchmarks/sanitize_cost.py examples/softmax.py --sample 2
   step isolation_cost 0 $py benchmarks/isolation_cost.py examples --tier quick
 fi
 if want race; then
   echo "== racecheck: a missing __syncthreads() found with its line and tied to every case that raced"
-  step sanitize_cuda_missing_sync 1 $py -m kcheck.cli sanitize tests/sanitize_kernels/cuda_missing_sync.py --tool racecheck
+  step sanitize_cuda_missing_sync 1 $py -m kcheck sanitize tests/sanitize_kernels/cuda_missing_sync.py --tool racecheck
 fi
 if want isolation; then
   echo "== isolation: an illegal address in one case (sticky CUDA error) is reported crashed; the rest pass"
-  step isolation_illegal_address 1 $py -m kcheck.cli check tests/isolation/gpu_illegal_address.py -q \
+  step isolation_illegal_address 1 $py -m kcheck check tests/isolation/gpu_illegal_address.py -q \
     --no-large --case '*N=33,*' --case '*N=129,*' --case '*N=1024,*' --show 3
 fi
 if want trust; then
@@ -124,7 +124,7 @@ sys.path.insert(0, "tests")
 from test_loaded_machine import HANG
 open(sys.argv[1], "w").write(textwrap.dedent(HANG))
 PY
-  step trust_planted_hang 1 $py -m kcheck.cli check "$hang_spec" -q --no-large --timeout 5
+  step trust_planted_hang 1 $py -m kcheck check "$hang_spec" -q --no-large --timeout 5
 fi
 if want pytest; then
   echo "== the test suite on the GPU, GPU-marked tests included"
@@ -182,7 +182,7 @@ fi
 if want budget; then
   echo "== the default matrix's cost: the eight examples that existed before the pairwise cases, one worker, cold caches"
   cold=$(mktemp -d)
-  step budget_examples_cold 0 env TRITON_CACHE_DIR="$cold/triton" KCHECK_CACHE_DIR="$cold/k" $py -m kcheck.cli check \
+  step budget_examples_cold 0 env TRITON_CACHE_DIR="$cold/triton" KCHECK_CACHE_DIR="$cold/k" $py -m kcheck check \
     examples/{gemm,layernorm,softmax,sum_reduction,vector_add,cuda_gemm,cuda_transpose,cuda_block_reduce}.py -q \
     --json "$out/budget_cold.json"
   $py benchmarks/case_time.py "$out/budget_cold.json" | head -n 14
@@ -199,7 +199,7 @@ if want auto; then
   echo "== every example, -n auto, cold caches: wall time and verdicts"
   cold=$(mktemp -d)
   t0=$SECONDS
-  step auto_examples_cold 0 env TRITON_CACHE_DIR="$cold/triton" KCHECK_CACHE_DIR="$cold/k" $py -m kcheck.cli check \
+  step auto_examples_cold 0 env TRITON_CACHE_DIR="$cold/triton" KCHECK_CACHE_DIR="$cold/k" $py -m kcheck check \
     examples/ -q -n auto --json "$out/auto_cold.json"
   echo "wall: $((SECONDS - t0)) s (the Numba examples cannot run on this image: listed as not run)"
   $py - "$out/auto_cold.json" <<'PY'
@@ -210,7 +210,7 @@ print({s["name"]: dict(Counter(c["status"] for c in s["cases"])) for s in d["spe
 PY
   echo "== the same again, warm caches (the compiles of the run above kept)"
   t0=$SECONDS
-  step auto_examples_warm 0 env TRITON_CACHE_DIR="$cold/triton" KCHECK_CACHE_DIR="$cold/k" $py -m kcheck.cli check \
+  step auto_examples_warm 0 env TRITON_CACHE_DIR="$cold/triton" KCHECK_CACHE_DIR="$cold/k" $py -m kcheck check \
     examples/ -q -n auto --json "$out/auto_warm.json"
   echo "wall: $((SECONDS - t0)) s"
 fi

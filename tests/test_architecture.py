@@ -16,7 +16,7 @@ SRC = Path(kcheck.__file__).resolve().parent
 #: The layers, lowest first: a module may import its own layer and those below, never one above. Top-level modules
 #: are named as they are (``_spec``); a package by its folder (``cases``). Written once, here and in README's Layout.
 LAYERS: list[set[str]] = [
-    {"_errors", "_findings", "_dtypes", "_resources", "_device"},  # vocabulary
+    {"_errors", "_findings", "_dtypes", "_resources", "_device", "_forkserver"},  # vocabulary
     {"compare", "interpret", "lint"},  # no kernel runs here
     {"properties"},
     {"_spec"},  # the contract
@@ -29,7 +29,7 @@ LAYERS: list[set[str]] = [
     {"report"},  # kinds become words here
     {"diagnose"},  # the debugger
     {"bench", "evaluation"},  # tools built on the above
-    {"cli", "pytest_plugin", "__init__"},  # the surfaces
+    {"cli", "pytest_plugin", "__init__", "__main__", "_entry"},  # the surfaces
 ]
 LAYER = {unit: i for i, units in enumerate(LAYERS) for unit in units}
 
@@ -194,7 +194,7 @@ CALL_TIME_IMPORTS = {
     ("backends/_triton_compile.py", "main"), ("backends/_triton_compile.py", "ptxas_resources"),
     ("bench/_worker.py", "_serve"), ("diagnose/_journal.py", "run_journaled"), ("diagnose/_journal.py", "_worker"),
     ("evaluation/_isolate.py", "_child"), ("run/_isolate.py", "_serve"), ("run/_isolate.py", "_resources"),
-    ("sanitize/_worker.py", "main"),
+    ("sanitize/_worker.py", "main"), ("_entry.py", "main"),
 }
 
 

@@ -95,7 +95,7 @@ def test_a_fresh_shell_without_triton_interpret_runs_a_reduction_kernel_on_the_c
     root = Path(__file__).resolve().parent.parent
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     case = "sum_reduction[M=129,N=129,fp32,randn,BLOCK_N=1024,seed=0]"
-    proc = subprocess.run([sys.executable, "-m", "kcheck.cli", "check", "examples/sum_reduction.py", "-q", "-n",
+    proc = subprocess.run([sys.executable, "-m", "kcheck", "check", "examples/sum_reduction.py", "-q", "-n",
                            workers, "--no-resources", "--case", case],
                           cwd=root, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == ExitCode.OK, proc.stdout[-2000:] + proc.stderr[-2000:]

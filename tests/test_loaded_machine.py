@@ -47,7 +47,7 @@ def busy() -> Iterator[None]:
 @pytest.mark.slow
 def test_examples_pass_on_a_loaded_machine_and_a_hang_is_still_a_hang(busy, tmp_path):
     out = tmp_path / "examples.json"
-    run = subprocess.run([sys.executable, "-m", "kcheck.cli", "check", "examples/", "-q", "--json", str(out)],
+    run = subprocess.run([sys.executable, "-m", "kcheck", "check", "examples/", "-q", "--json", str(out)],
                          cwd=ROOT, capture_output=True, text=True, timeout=3600)
     report = json.loads(out.read_text())
     timeouts = [c["case"]["id"] for s in report["specs"] for c in s["cases"] if c["status"] == "timeout"]
@@ -56,7 +56,7 @@ def test_examples_pass_on_a_loaded_machine_and_a_hang_is_still_a_hang(busy, tmp_
 
     (tmp_path / "stuck_spec.py").write_text(textwrap.dedent(HANG))
     hung = tmp_path / "hung.json"
-    run = subprocess.run([sys.executable, "-m", "kcheck.cli", "check", str(tmp_path / "stuck_spec.py"), "-q",
+    run = subprocess.run([sys.executable, "-m", "kcheck", "check", str(tmp_path / "stuck_spec.py"), "-q",
                           "--no-large", "--timeout", "5", "--json", str(hung)], capture_output=True, text=True,
                          timeout=600)
     assert run.returncode == 1, run.stdout[-3000:]

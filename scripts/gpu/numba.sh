@@ -23,7 +23,7 @@ T0=$(date +%s)
 run_check() {
     local label=$1 expect=$2 json=$3
     shift 3
-    timeout 240 "$PY" -m kcheck.cli check "$@" --json "$json" -q >"$LOG/$label.log" 2>&1
+    timeout 240 "$PY" -m kcheck check "$@" --json "$json" -q >"$LOG/$label.log" 2>&1
     local rc=$?
     "$PY" - "$label" "$expect" "$json" "$rc" <<'EOF'
 import json, sys
@@ -79,7 +79,7 @@ EOF
     if [ -n "$REASON" ]; then
         echo "  numba's CUDA target is NOT usable on this GPU: $REASON"
         echo "  expected then: the Numba examples are skipped with that reason (kcheck's 'not run' verdict)"
-        timeout 240 "$PY" -m kcheck.cli check $EXAMPLES --json "$LOG/gpu_examples.json" -q >"$LOG/gpu_examples.log" 2>&1
+        timeout 240 "$PY" -m kcheck check $EXAMPLES --json "$LOG/gpu_examples.json" -q >"$LOG/gpu_examples.log" 2>&1
         rc=$?
         if [ $rc -ne 6 ] || ! grep -qF "$(echo "$REASON" | head -c 40)" "$LOG/gpu_examples.log"; then
             echo "  UNEXPECTED: kcheck exit $rc (want 6, not run) or the reason missing; see gpu_examples.log"

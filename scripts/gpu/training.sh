@@ -25,7 +25,7 @@ start=$(date +%s)
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("pytest tests/test_training.py")
 
 for ex in examples/train_rmsnorm.py examples/train_cross_entropy.py examples/train_rope.py; do
-  "$PY" -m kcheck.cli check "$ex" 2>&1 | tee "$OUT_DIR/cli_$(basename "$ex" .py).log"
+  "$PY" -m kcheck check "$ex" 2>&1 | tee "$OUT_DIR/cli_$(basename "$ex" .py).log"
   rc=${PIPESTATUS[0]}
   echo "kcheck check $ex: exit $rc (want 0)"
   [ "$rc" -eq 0 ] || failed+=("kcheck check $ex exited $rc")

@@ -7,20 +7,83 @@
     assert report.passed, kcheck.format_report(report)
 """
 
-from . import properties as props
-from ._check import check, matrix
-from ._device import enable_interpreter_if_no_gpu
-from ._dtypes import PRECISIONS
-from ._errors import EnvironmentProblem, Interrupted, KcheckError, SpecError
-from ._options import Options
-from ._results import CaseResult, Reason, ReasonKind, Report, SpecReport, Status, Verdict
-from ._spec import Custom, Dim, Index, Scalar, Spec, Tensor
-from .backends import CudaKernel
-from .cases import Case, CaseContext
-from .diagnose import Cause, Diagnosis, debug, doctor, format_diagnosis
-from .evaluation import Evaluation, evaluate
-from .properties import Property, PropertyContext
-from .report import format_case, format_report
+# The names below are loaded on first use (PEP 562, https://peps.python.org/pep-0562/): ``import kcheck`` costs
+# nothing until a name is asked for, so the command line can start its workers' server (which imports torch and
+# Triton, seconds) before this process imports them itself.
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from . import properties as props
+    from ._check import check, matrix
+    from ._device import enable_interpreter_if_no_gpu
+    from ._dtypes import PRECISIONS
+    from ._errors import EnvironmentProblem, Interrupted, KcheckError, SpecError
+    from ._options import Options
+    from ._results import CaseResult, Reason, ReasonKind, Report, SpecReport, Status, Verdict
+    from ._spec import Custom, Dim, Index, Scalar, Spec, Tensor
+    from .backends import CudaKernel
+    from .cases import Case, CaseContext
+    from .diagnose import Cause, Diagnosis, debug, doctor, format_diagnosis
+    from .evaluation import Evaluation, evaluate
+    from .properties import Property, PropertyContext
+    from .report import format_case, format_report
+
+#: Where each public name lives: the module, and the attribute there (None: the module itself).
+_WHERE: dict[str, tuple[str, str | None]] = {
+    "props": (".properties", None),
+    "check": ("._check", "check"),
+    "matrix": ("._check", "matrix"),
+    "enable_interpreter_if_no_gpu": ("._device", "enable_interpreter_if_no_gpu"),
+    "PRECISIONS": ("._dtypes", "PRECISIONS"),
+    "EnvironmentProblem": ("._errors", "EnvironmentProblem"),
+    "Interrupted": ("._errors", "Interrupted"),
+    "KcheckError": ("._errors", "KcheckError"),
+    "SpecError": ("._errors", "SpecError"),
+    "Options": ("._options", "Options"),
+    "CaseResult": ("._results", "CaseResult"),
+    "Reason": ("._results", "Reason"),
+    "ReasonKind": ("._results", "ReasonKind"),
+    "Report": ("._results", "Report"),
+    "SpecReport": ("._results", "SpecReport"),
+    "Status": ("._results", "Status"),
+    "Verdict": ("._results", "Verdict"),
+    "Custom": ("._spec", "Custom"),
+    "Dim": ("._spec", "Dim"),
+    "Index": ("._spec", "Index"),
+    "Scalar": ("._spec", "Scalar"),
+    "Spec": ("._spec", "Spec"),
+    "Tensor": ("._spec", "Tensor"),
+    "CudaKernel": (".backends", "CudaKernel"),
+    "Case": (".cases", "Case"),
+    "CaseContext": (".cases", "CaseContext"),
+    "Cause": (".diagnose", "Cause"),
+    "Diagnosis": (".diagnose", "Diagnosis"),
+    "debug": (".diagnose", "debug"),
+    "doctor": (".diagnose", "doctor"),
+    "format_diagnosis": (".diagnose", "format_diagnosis"),
+    "Evaluation": (".evaluation", "Evaluation"),
+    "evaluate": (".evaluation", "evaluate"),
+    "Property": (".properties", "Property"),
+    "PropertyContext": (".properties", "PropertyContext"),
+    "format_case": (".report", "format_case"),
+    "format_report": (".report", "format_report"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'kcheck' has no attribute {name!r}")
+    module = import_module(where[0], __name__)
+    value = module if where[1] is None else getattr(module, where[1])
+    globals()[name] = value  # the next access is a plain lookup
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "PRECISIONS",

@@ -25,7 +25,6 @@ crash one after another does not wait for a cold start per case. ``KCHECK_WORKER
 from __future__ import annotations
 
 import math
-import multiprocessing as mp
 import os
 import signal
 import sys
@@ -37,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
+from .. import _forkserver
 from .._device import is_out_of_memory, release_memory
 from .._discover import SpecRef, find_spec
 from .._results import CaseResult, Reason, ReasonKind, Status
@@ -145,26 +145,8 @@ def _resources(ref: SpecRef) -> tuple[str, Any]:
         return "error", f"the kernel called sys.exit({exc.code!r})"
 
 
-_CONTEXT_LOCK = threading.Lock()
-
-
-def _context() -> Any:
-    """The multiprocessing context workers start from: ``forkserver`` preloaded with kcheck (see the module
-    docstring), or ``spawn`` where forkserver is missing or ``KCHECK_WORKER_START=spawn`` asks for it."""
-    method = os.environ.get("KCHECK_WORKER_START", "forkserver")
-    if method not in ("forkserver", "spawn") or method not in mp.get_all_start_methods():
-        method = "spawn"
-    ctx = mp.get_context(method)
-    if method == "forkserver":
-        with _CONTEXT_LOCK:
-            ctx.set_forkserver_preload(PRELOAD)
-    return ctx
-
-
-#: What the forkserver imports once for every worker it forks: kcheck (torch, Triton) and ``torch._dynamo``, which
-#: torch imports on the first meta-device call of many references (layer_norm's decomposition): a second or more
-#: per worker otherwise. A module that fails to import is skipped.
-PRELOAD = ["kcheck.run._isolate", "torch._dynamo"]
+_CONTEXT_LOCK = _forkserver.LOCK
+_context = _forkserver.context
 
 
 def _exitcode(proc: Any) -> int | None:
@@ -255,16 +237,8 @@ def warm_up(envs: Sequence[Mapping[str, str]] = ()) -> None:
     worker initializes CUDA while the caller goes on (discovery, the matrices). An ``Isolated`` adopts a started
     worker whose environment is the one it would give its own (the caller's environment at its start included), so
     set the environment first; ``discard_prestarted`` stops the ones not adopted. Nothing to do with ``spawn``."""
-    ctx = _context()
-    if ctx.get_start_method() != "forkserver":
-        return
-    from multiprocessing import forkserver
-
-    try:
-        forkserver.ensure_running()
-    except Exception:  # an early start is only a head start: the first worker starts it as before (or says why not)
-        return
-    _PRESTARTED.start(ctx, envs)
+    if _forkserver.start():  # else the first worker starts it as before (or says why not)
+        _PRESTARTED.start(_context(), envs)
 
 
 def discard_prestarted() -> None:
