@@ -2,11 +2,11 @@
 
     python benchmarks/parallel_timeline.py PATHS... [-n auto] [--tier default] [--no-large] [--json OUT]
 
-Runs what ``kcheck check PATHS -n N`` runs, in the same order (import kcheck, start the workers in the background,
-import the Spec files, build the matrices, run the cases on N workers with the resource report, the static checks),
-with a clock on each phase. The case phase is instrumented from outside (benchmark only: it wraps private methods to
-take timestamps): when each case started and ended on which worker thread, each Spec's resource compile, each worker
-start. Prints:
+Runs what ``kcheck check PATHS -n N`` runs, in the same order (start the workers' server, import kcheck, start the
+workers in the background, import the Spec files, build the matrices, run the cases on N workers with the resource
+report, the static checks), with a clock on each phase. The case phase is instrumented from outside (benchmark
+only: it wraps private methods to take timestamps): when each case started and ended on which worker thread, each
+Spec's resource compile, each worker start. Prints:
 
 - the phases' seconds, and the time to the first case's start (what a user waits before any work);
 - case time by Spec and by axis, kernel / reference / baseline / harness split;
@@ -41,6 +41,9 @@ def main() -> None:
     ap.add_argument("--profile-matrices", action="store_true", help="print cProfile's top entries of that phase")
     args = ap.parse_args()
 
+    from kcheck import _forkserver
+
+    _forkserver.start()  # as the command does, before this process imports torch
     import kcheck
     from kcheck import _check
     from kcheck._device import enable_interpreter_if_no_gpu

@@ -3,6 +3,7 @@
 import dataclasses
 import types
 
+import pytest
 import torch
 
 import kcheck
@@ -211,15 +212,29 @@ def test_a_reference_that_refuses_an_empty_dimension_is_an_error_that_says_how_t
     assert "the reference raised" in text and "Dim(min=1) for N" in text, text
 
 
-def test_the_checksum_of_a_large_input_sees_a_swap_and_a_change_whatever_the_chunk():
-    """Inputs too large to copy are fingerprinted (bits summed plain and weighted by position, on the device): two
-    elements swapped and one element changed both change it, and the chunk size does not."""
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.float64, torch.int8, torch.int64])
+def test_the_checksum_of_a_large_input_is_the_position_weighted_sum_and_sees_a_swap_and_a_change(dtype):
+    """Inputs too large to copy are fingerprinted: the sum of the elements' bits and the sum weighted by position
+    (element i weighs i + 1), wrapping in int64, computed from row and column sums; it equals the element-by-element
+    sums whatever the row width (a tail past the last full row included), and two elements swapped or one changed
+    change it."""
     from kcheck.run._execute import _fingerprint
 
-    x = torch.randn(1000)
+    torch.manual_seed(0)
+    x = (torch.randn(1000) * 100).to(dtype) if dtype.is_floating_point else torch.randint(-100, 100, (1000,),
+                                                                                        dtype=dtype)
+    if dtype == torch.int64:
+        x[::7] = 2**62 + 12345  # the weighted sum wraps
+    bits = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()]
+    as_int = x.view(bits).to(torch.int64)
+    plain = int(as_int.sum())
+    weighted = sum(int(v) * (i + 1) for i, v in enumerate(as_int.tolist()))
+    weighted = (weighted + 2**63) % 2**64 - 2**63
+    for width in (1, 7, 64, 999, 1000, 4096):
+        assert _fingerprint(x, width=width) == (plain, weighted), width
     swapped, changed = x.clone(), x.clone()
     swapped[[3, 7]] = swapped[[7, 3]]
     changed[999] += 1
-    ref = _fingerprint(x, chunk=64)
-    assert _fingerprint(x.clone(), chunk=64) == ref == _fingerprint(x, chunk=1 << 24)
-    assert _fingerprint(swapped, chunk=64) != ref and _fingerprint(changed, chunk=64) != ref
+    ref = _fingerprint(x)
+    assert _fingerprint(x.clone()) == ref
+    assert _fingerprint(swapped) != ref and _fingerprint(changed) != ref

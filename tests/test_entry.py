@@ -37,15 +37,19 @@ def test_import_kcheck_loads_names_on_first_use():
         import kcheck
         assert "torch" not in sys.modules, "import kcheck imported torch"
         assert "Spec" in dir(kcheck) and "check" in kcheck.__all__
-        spec_cls = kcheck.Spec
-        from kcheck import Tensor, check
-        assert "torch" in sys.modules and spec_cls.__name__ == "Spec" and callable(check) and Tensor
+        import os
+        import torch
+        os.environ.pop("TRITON_INTERPRET", None)
+        kcheck.enable_interpreter_if_no_gpu()  # as the first name used: the backends' set-up hooks must run
+        assert torch.cuda.is_available() or os.environ.get("TRITON_INTERPRET") == "1"
         try:
             kcheck.Specc
         except AttributeError as exc:
             assert "Specc" in str(exc)
         else:
             raise AssertionError("no AttributeError")
+        from kcheck import Tensor, check
+        assert kcheck.Spec.__name__ == "Spec" and callable(check) and Tensor
     """)
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=120)
 

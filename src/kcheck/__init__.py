@@ -7,9 +7,9 @@
     assert report.passed, kcheck.format_report(report)
 """
 
-# The names below are loaded on first use (PEP 562, https://peps.python.org/pep-0562/): ``import kcheck`` costs
-# nothing until a name is asked for, so the command line can start its workers' server (which imports torch and
-# Triton, seconds) before this process imports them itself.
+# The names below are loaded on first use (PEP 562, https://peps.python.org/pep-0562/; the first one loads them
+# all): ``import kcheck`` costs nothing until then, so the command line can start its workers' server (which
+# imports torch and Triton, seconds) before this process imports them itself.
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -72,13 +72,14 @@ _WHERE: dict[str, tuple[str, str | None]] = {
 
 
 def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
+    if name not in _WHERE:
         raise AttributeError(f"module 'kcheck' has no attribute {name!r}")
-    module = import_module(where[0], __name__)
-    value = module if where[1] is None else getattr(module, where[1])
-    globals()[name] = value  # the next access is a plain lookup
-    return value
+    # the first name asked for loads them all, in the order the eager imports had (their side effects included:
+    # the backends register themselves, which enable_interpreter_if_no_gpu relies on)
+    for key, (module_name, attribute) in _WHERE.items():
+        module = import_module(module_name, __name__)
+        globals()[key] = module if attribute is None else getattr(module, attribute)
+    return globals()[name]
 
 
 def __dir__() -> list[str]:

@@ -160,20 +160,26 @@ def _bits_equal(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return a == b
 
 
-def _fingerprint(t: torch.Tensor, chunk: int = 1 << 24) -> tuple[int, int]:
+def _fingerprint(t: torch.Tensor, width: int = 1 << 12) -> tuple[int, int]:
     """Order-sensitive checksum of a tensor's bits, for inputs too large to copy: the sum of the elements' bits and
-    the sum weighted by position, in int64 arithmetic that wraps, accumulated on the tensor's device (one transfer
-    at the end, not two per chunk)."""
+    the sum weighted by position (element i weighs i + 1), in int64 arithmetic that wraps. Computed in two passes
+    over the data without an int64 copy of it: seen as rows of ``width``, element (r, c) weighs r * width + c + 1,
+    so the weighted sum is width * sum_r r * rowsum_r + sum_c (c + 1) * colsum_c (the same value, exactly, as the
+    element-by-element sum); a short tail past the last full row is weighed element by element. One transfer at the
+    end."""
     bits = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
     flat = t.reshape(-1).view(bits)
-    s1 = torch.zeros((), dtype=torch.int64, device=t.device)
-    s2 = torch.zeros((), dtype=torch.int64, device=t.device)
-    w = torch.arange(1, 1 + min(chunk, flat.numel()), device=t.device, dtype=torch.int64)
-    for start in range(0, flat.numel(), chunk):
-        part = flat[start:start + chunk].to(torch.int64)
-        total = part.sum()
-        s1 += total
-        s2 += (part * w[:part.numel()]).sum() + start * total  # weights start+1, start+2, ...
+    rows = flat.numel() // width
+    body = flat[:rows * width].view(rows, width)
+    tail = flat[rows * width:].to(torch.int64)
+    row = body.sum(dim=1, dtype=torch.int64)
+    col = body.sum(dim=0, dtype=torch.int64)
+    def weights(start: int, end: int) -> torch.Tensor:
+        return torch.arange(start, end, dtype=torch.int64, device=t.device)
+
+    s1 = row.sum() + tail.sum()
+    s2 = (width * (weights(0, rows) * row).sum() + (weights(1, width + 1) * col).sum()
+          + (weights(rows * width + 1, flat.numel() + 1) * tail).sum())
     return int(s1), int(s2)
 
 

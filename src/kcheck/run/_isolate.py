@@ -75,6 +75,17 @@ def die_with_parent() -> None:
         os._exit(0)
 
 
+def _import_quietly(modules: Sequence[str]) -> None:
+    """Import ``modules`` (a module that fails to import is left to whoever needs it)."""
+    import importlib
+
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            pass
+
+
 def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = None) -> None:
     """Worker main loop (runs in the child)."""
     die_with_parent()
@@ -82,6 +93,8 @@ def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = N
         os.environ.clear()
         os.environ.update(env)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C in the terminal is the parent's to handle
+    threading.Thread(target=_import_quietly, args=(_forkserver.BACKGROUND,), daemon=True,
+                     name="kcheck-background-imports").start()  # beside the device start below
     fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 2)
     sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
