@@ -135,3 +135,22 @@ def test_a_launch_past_cudas_grid_limit_is_named():
     fits = LaunchLog()
     fits.launches.append(("k", lambda: (2**31 - 1, 65535, 65535)))
     assert fits.past_grid_limit() is None
+
+
+def test_a_fresh_worker_warms_every_backend_up_and_ignores_a_failing_one(monkeypatch):
+    from kcheck.run import _isolate
+
+    calls = []
+
+    class Fake:
+        def __init__(self, name, fails):
+            self.name, self.fails = name, fails
+
+        def warm_up(self, gpu):
+            calls.append((self.name, gpu))
+            if self.fails:
+                raise RuntimeError("no driver here")
+
+    monkeypatch.setattr(_isolate, "backends", lambda: (Fake("a", True), Fake("b", False)))
+    _isolate._warm_up()
+    assert [name for name, _ in calls] == ["a", "b"]

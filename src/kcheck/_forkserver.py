@@ -17,11 +17,6 @@ from typing import Any
 #: What the forkserver imports once for every worker it forks: kcheck's worker (torch, Triton).
 PRELOAD = ["kcheck.run._isolate"]
 
-#: What each worker imports in the background once forked, beside its device start, rather than the forkserver before
-#: any worker can fork: ``torch._dynamo``, which torch imports on the first meta-device call of many references
-#: (layer_norm's decomposition), 1-3 s on the H200.
-BACKGROUND = ["torch._dynamo"]
-
 #: Held while a process is started or a worker's exit code is read (see ``run._isolate``).
 LOCK = threading.Lock()
 

@@ -13,6 +13,7 @@ Adding a framework: write one module in this package with a ``Backend`` subclass
 from __future__ import annotations
 
 import contextlib
+import importlib
 import inspect
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -186,9 +187,24 @@ class Backend:
         """Whether the kernels share memory between threads of a block (a missing barrier can race there)."""
         return False
 
+    def warm_up(self, gpu: bool) -> None:
+        """Load what the framework's first kernel in a process would otherwise load inside a case's time (its
+        driver, its libraries): a fresh worker does it while it waits for its first case. May raise (ignored)."""
+
+
+class _Torch(Backend):
+    """Plain PyTorch callables (and what every framework's case uses of torch)."""
+
+    def warm_up(self, gpu: bool) -> None:
+        # an autograd.Function's first torch.empty imports torch._dynamo (1-3 s on the H200); the float64
+        # references' matrix products take a cuBLAS handle
+        importlib.import_module("torch._dynamo")
+        if gpu:
+            torch.cuda.current_blas_handle()
+
 
 _REGISTRY: list[Backend] = []
-_PLAIN = Backend()
+_PLAIN = _Torch()
 
 
 def register(backend: Backend) -> Backend:

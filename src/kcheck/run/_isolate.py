@@ -40,6 +40,7 @@ from .. import _forkserver
 from .._device import is_out_of_memory, release_memory
 from .._discover import SpecRef, find_spec
 from .._results import CaseResult, Reason, ReasonKind, Status
+from ..backends import backends
 from ..cases import Case
 from ._execute import OUT_OF_MEMORY_WORDS, RunOptions
 
@@ -75,15 +76,21 @@ def die_with_parent() -> None:
         os._exit(0)
 
 
-def _import_quietly(modules: Sequence[str]) -> None:
-    """Import ``modules`` (a module that fails to import is left to whoever needs it)."""
-    import importlib
+def _warm_up() -> None:
+    """Every backend's ``warm_up`` (what a framework's first kernel in a process would load inside a case's time);
+    one that fails is left to the case that needs it."""
+    import torch
 
-    for name in modules:
+    gpu = torch.cuda.is_available()  # asks NVML: does not start CUDA
+    for backend in backends():
         try:
-            importlib.import_module(name)
+            backend.warm_up(gpu)
         except Exception:
             pass
+
+
+#: Seconds a worker's first case waits for its warm-up to end (it runs while the worker waits for that case).
+WARM_UP_WAIT = 60.0
 
 
 def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = None) -> None:
@@ -93,8 +100,8 @@ def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = N
         os.environ.clear()
         os.environ.update(env)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C in the terminal is the parent's to handle
-    threading.Thread(target=_import_quietly, args=(_forkserver.BACKGROUND,), daemon=True,
-                     name="kcheck-background-imports").start()  # beside the device start below
+    warm = threading.Thread(target=_warm_up, daemon=True, name="kcheck-warm-up")
+    warm.start()  # beside the device start below and the wait for the first case; done before a case runs
     fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 2)
     sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
@@ -110,6 +117,7 @@ def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = N
             return
         if msg is None:
             return
+        warm.join(WARM_UP_WAIT)  # a case never runs beside it (a framework's first use need not be thread-safe)
         if msg[0] == "resources":
             conn.send(_resources(msg[1]))
             continue
