@@ -2,7 +2,7 @@
 
 Workers start through multiprocessing's ``forkserver``
 (https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods): one server process imports
-kcheck (torch, Triton) once and forks each worker from there. This module imports nothing
+kcheck (torch, Triton) and ``torch._dynamo`` once and forks each worker from there. This module imports nothing
 heavy, so the command line can start that server before it imports torch itself: the server's imports (seconds)
 then run beside this process's own instead of after them.
 """
@@ -14,8 +14,10 @@ import os
 import threading
 from typing import Any
 
-#: What the forkserver imports once for every worker it forks: kcheck's worker (torch, Triton).
-PRELOAD = ["kcheck.run._isolate"]
+#: What the forkserver imports once for every worker it forks: kcheck's worker (torch, Triton) and
+#: ``torch._dynamo``, which an ``autograd.Function``'s first ``torch.empty`` imports (1-3 s on the H200: paid once
+#: here, not by each worker, nor inside a case's time limit). A module that fails to import is skipped.
+PRELOAD = ["kcheck.run._isolate", "torch._dynamo"]
 
 #: Held while a process is started or a worker's exit code is read (see ``run._isolate``).
 LOCK = threading.Lock()

@@ -13,7 +13,6 @@ Adding a framework: write one module in this package with a ``Backend`` subclass
 from __future__ import annotations
 
 import contextlib
-import importlib
 import inspect
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -189,17 +188,15 @@ class Backend:
 
     def warm_up(self, gpu: bool) -> None:
         """Load what the framework's first kernel in a process would otherwise load inside a case's time (its
-        driver, its libraries): a fresh worker does it while it waits for its first case. May raise (ignored)."""
+        driver, its libraries): a fresh worker does it beside its device start, before it says it is ready (a
+        case's time limit never counts it). May raise (ignored)."""
 
 
 class _Torch(Backend):
     """Plain PyTorch callables (and what every framework's case uses of torch)."""
 
     def warm_up(self, gpu: bool) -> None:
-        # an autograd.Function's first torch.empty imports torch._dynamo (1-3 s on the H200); the float64
-        # references' matrix products take a cuBLAS handle
-        importlib.import_module("torch._dynamo")
-        if gpu:
+        if gpu:  # the float64 references' matrix products take a cuBLAS handle
             torch.cuda.current_blas_handle()
 
 

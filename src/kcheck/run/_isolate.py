@@ -89,10 +89,6 @@ def _warm_up() -> None:
             pass
 
 
-#: Seconds a worker's first case waits for its warm-up to end (it runs while the worker waits for that case).
-WARM_UP_WAIT = 60.0
-
-
 def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = None) -> None:
     """Worker main loop (runs in the child)."""
     die_with_parent()
@@ -101,7 +97,7 @@ def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = N
         os.environ.update(env)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C in the terminal is the parent's to handle
     warm = threading.Thread(target=_warm_up, daemon=True, name="kcheck-warm-up")
-    warm.start()  # beside the device start below and the wait for the first case; done before a case runs
+    warm.start()  # beside the device start below; over before "ready", so no case's time limit counts it
     fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 2)
     sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
@@ -109,6 +105,7 @@ def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = N
     from ._execute import run_case
 
     device = detect()
+    warm.join()
     conn.send(("ready", None))  # the case's time limit starts once the worker is up, not while it imports
     while True:
         try:
@@ -117,7 +114,6 @@ def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = N
             return
         if msg is None:
             return
-        warm.join(WARM_UP_WAIT)  # a case never runs beside it (a framework's first use need not be thread-safe)
         if msg[0] == "resources":
             conn.send(_resources(msg[1]))
             continue
