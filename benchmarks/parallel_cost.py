@@ -1,6 +1,7 @@
 """What parallel workers cost and gain, and a check that they give the same verdicts as one worker.
 
     python benchmarks/parallel_cost.py [LOG_DIR] [--paths examples] [--budget 15] [--speedup 1.7] [--workers 2,auto]
+                                       [--crash-only]
 
 LOG_DIR defaults to $OUT (else ./parallel_cost_logs). Each figure is printed and the command lines' output written
 under LOG_DIR. Exits non-zero when an expectation fails:
@@ -136,6 +137,7 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=15.0, help="seconds -n auto may take on a GPU")
     ap.add_argument("--speedup", type=float, default=1.7, help="least speed-up of all GPUs over one")
     ap.add_argument("--workers", default="2,auto", help="worker counts to compare with one worker (comma-separated)")
+    ap.add_argument("--crash-only", action="store_true", help="measure the crash cost (step 1) only")
     args = ap.parse_args()
     log = Path(args.log).resolve()
     log.mkdir(parents=True, exist_ok=True)
@@ -153,6 +155,9 @@ def main() -> int:
           f"{default:.2f} s per case")
     if default > 1.0:
         failures.append(f"a crashing case costs {default:.2f} s > 1 s")
+    if args.crash_only:
+        print("\n".join(failures) or "ok")
+        return 1 if failures else 0
 
     # 2. same verdicts, faster (the CPU runs the quick tier of vector_add only: the interpreter is slow)
     paths = args.paths if found else ["examples/vector_add.py", "examples/softmax.py"]
