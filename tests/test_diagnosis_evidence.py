@@ -719,3 +719,13 @@ def test_values_found_elsewhere_count_as_misplaced_only_where_the_reference_move
             res = decode_arange(ev, case, prober)
         assert res is not None and res.case.pattern == "arange" and res.status is Status.FAILED, spec.name
         assert ev.arange_moves is moves, spec.name
+
+
+def test_where_the_probe_case_crashes_the_values_are_decoded_on_the_smallest_case_that_computed(tmp_path):
+    """The wrong layout again, with a launcher that dies wherever M is odd: the smallest failing case, the one the
+    probes run on, crashes, and so does its arange probe (no value to decode). The arange inputs then run on the
+    smallest case that computed wrong values, which shows every value at a position the reference gives another."""
+    diag = debug(spec_of.permute_wrong_layout_crashing, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "index-transposition", text
+    assert "arange-misplaced" in _kinds(diag.top.supports), text

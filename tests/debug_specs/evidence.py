@@ -9,6 +9,7 @@ Kept out of test files: kcheck's pytest plugin collects module-level Specs there
 from __future__ import annotations
 
 import ctypes
+import os
 from typing import Any
 
 import torch
@@ -601,6 +602,24 @@ def _permute(x: torch.Tensor) -> torch.Tensor:
 
 permute_wrong_layout = kcheck.Spec(
     name="permute_wrong_layout", kernel=_permute, reference=lambda x: x.permute(2, 0, 1),
+    inputs=[kcheck.Tensor("B", "M", "N")],
+    dims={"B": kcheck.Dim(nominal=4, real=(), max=16), "M": kcheck.Dim(nominal=32, real=(), max=128),
+          "N": kcheck.Dim(nominal=8, real=(), max=32)}, dtypes=["fp32"], seeds=1)
+
+
+# The same wrong layout, whose launcher dies (as a wild read past a tensor kills a GPU process) wherever M is odd:
+# the smallest failing case crashes and its arange probe crashes too; the cases that compute, wrongly, show where
+# the values went.
+
+
+def _permute_dies_at_odd_m(x: torch.Tensor) -> torch.Tensor:
+    if x.shape[1] % 2:
+        os.abort()
+    return _permute(x)
+
+
+permute_wrong_layout_crashing = kcheck.Spec(
+    name="permute_wrong_layout_crashing", kernel=_permute_dies_at_odd_m, reference=lambda x: x.permute(2, 0, 1),
     inputs=[kcheck.Tensor("B", "M", "N")],
     dims={"B": kcheck.Dim(nominal=4, real=(), max=16), "M": kcheck.Dim(nominal=32, real=(), max=128),
           "N": kcheck.Dim(nominal=8, real=(), max=32)}, dtypes=["fp32"], seeds=1)

@@ -37,7 +37,16 @@ from ._observe import Facts
 from ._probe import Prober
 from ._repro import run_repro, write_repro
 from ._rules import diagnose
-from ._sweep import Evidence, base_case, decode_arange, probe_case, probe_magnitudes, probe_structure, sweep_sizes
+from ._sweep import (
+    Evidence,
+    base_case,
+    decode_arange,
+    probe_case,
+    probe_magnitudes,
+    probe_structure,
+    sweep_sizes,
+    valued_case,
+)
 
 __all__ = ["BUG_CLASSES", "OBSERVATIONS", "Cause", "Diagnosis", "Experiment", "Observation", "Step", "debug",
            "doctor", "format_diagnosis"]
@@ -135,7 +144,12 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
                 probe_structure(prober, ev, case)
                 # a probe like the others (isolated on a GPU): a case that crashed may be decoded too
                 if prober.left() > 0 and ev.minimal is not None and ev.minimal.status is not Status.PASSED:
-                    decode_arange(ev, case, prober)
+                    decoded = decode_arange(ev, case, prober)
+                    # a crash or an exception gives no value to decode: the smallest case with wrong values may
+                    valued = valued_case(ev, PROBE_MAX_ELEMENTS)
+                    if (decoded is not None and decoded.status in (Status.CRASHED, Status.ERROR, Status.TIMEOUT)
+                            and valued is not None and valued != case and prober.left() > 0):
+                        decode_arange(ev, valued, prober)
                 if spec.journaled is not None and prober.left() > 0:  # where NaN or an outlier first appears
 
                     journal_experiment(spec, case, dev, prober, diag, isolate=dangerous)

@@ -16,7 +16,7 @@ import torch
 from .._dtypes import PRECISIONS
 from .._results import CaseResult, SpecReport, Status
 from .._spec import Spec, Tensor
-from ..cases import Case, call_reference, fit, make_args, params_of, shape_of, upcast
+from ..cases import Case, call_reference, fit, make_args, numel, params_of, shape_of, tensor_shapes, upcast
 from ._observe import most_severe_smallest, reads_bumped, vector_inputs
 from ._probe import Prober, ignored_region
 
@@ -186,6 +186,23 @@ def probe_case(ev: Evidence) -> Case | None:
         return None
     ev.minimal = best
     return best.case
+
+
+def valued_case(ev: Evidence, max_elements: int) -> Case | None:
+    """The smallest case that computed wrong values (failed, neither crashed nor raised) among the failures the
+    matrix and the size sweep found, up to ``max_elements`` elements: where values can be decoded when the case the
+    probes run on crashes (an index that reads far past a tensor at some sizes, misplaces values at others)."""
+    cands = [r for r in ev.failing if r.status is Status.FAILED]
+    for rows in ev.sizes.values():
+        cands += [r for _, ok, r in rows if not ok and r.status is Status.FAILED]
+    cands = [r for r in cands if r.case.axis != "large" and _case_elements(ev.spec, r.case) <= max_elements]
+    best = most_severe_smallest(cands)
+    return None if best is None else best.case
+
+
+def _case_elements(spec: Spec, case: Case) -> int:
+    """Elements of the case's largest tensor (inputs and outputs)."""
+    return max((numel(s) for s in tensor_shapes(spec, dict(case.sizes), params_of(spec, case))), default=0)
 
 
 #: Elements up to which the reference runs on the CPU to see whether transposing an input changes it.
