@@ -559,3 +559,29 @@ def test_a_large_case_waits_for_a_finished_case_of_its_spec_while_other_work_is_
     first_a_end = min(log.index(("end", t)) for t in ("a1", "a2"))
     assert log.index(("start", "A-large")) > first_a_end, log
     assert log.index(("start", "C-large")) < log.index(("end", "b4")), log  # no small case of C: it goes first
+
+
+def test_a_case_near_the_device_s_capacity_that_finds_the_memory_taken_is_not_run_whatever_its_axis():
+    """A real size beside a long row (a 128256-row vocabulary x 65536, fp16) is admitted by the matrix only as the
+    memory free at its building allows, like the sized axes: the tuned zoo's 16 processes on one H200 erred a
+    correct kernel's such case (axis "real") out of memory. A case whose estimated peak is a quarter of the device
+    or more is not run for the device when it runs out; a small case of the same axis still errs."""
+    import dataclasses
+
+    from kcheck._device import DeviceInfo
+    from kcheck.cases import SkipKind, case_bytes
+    from kcheck.run import execute, judge
+
+    def reference(x):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 62.62 GiB")
+
+    spec = kcheck.Spec(name="oom_real", kernel=lambda x: x.clone(), reference=reference,
+                       inputs=[kcheck.Tensor("M", "N")],
+                       dims={"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=8, real=())})
+    case = dataclasses.replace(kcheck.matrix(spec, cases="M=8,N=8", dtypes=["fp32"])[0], axis="real")
+    cpu = DeviceInfo("cpu", "CPU", 1 << 34, 1 << 34, None, 132, False)
+    near = DeviceInfo("cpu", "CPU", 2 * case_bytes(spec, case), 1 << 34, None, 132, False)
+    res = judge(execute(spec, case, near))
+    assert res.status is Status.SKIPPED and res.skip_kind is SkipKind.DEVICE, res.reasons
+    assert res.reasons_of(ReasonKind.OUT_OF_MEMORY) and "this case needs a GPU with more free memory" in res.reasons[0]
+    assert judge(execute(spec, case, cpu)).status is Status.ERROR

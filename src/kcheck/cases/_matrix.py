@@ -258,6 +258,23 @@ def case_bytes(spec: Spec, case: Case) -> int:
     return estimate_bytes(spec, dict(case.sizes), PRECISIONS[case.precision].storage.itemsize, params_of(spec, case))
 
 
+#: A case whose estimated peak is at least this share of the device's memory is near its capacity: the matrix admits
+#: such sizes (a real vocabulary beside a long row) only as the memory free at its building allows.
+NEAR_CAPACITY = 0.25
+
+
+def sized_to_memory(spec: Spec, case: Case, total_bytes: int) -> bool:
+    """Whether ``case`` was sized to the device's memory: an axis chosen from it (``SIZED_TO_MEMORY``), or an
+    estimated peak of at least ``NEAR_CAPACITY`` of the device (``total_bytes``). Running out of memory there says
+    nothing of the kernel (another process on the GPU, a reference that needs more than the model)."""
+    if case.axis in SIZED_TO_MEMORY:
+        return True
+    try:
+        return case_bytes(spec, case) >= NEAR_CAPACITY * total_bytes
+    except Exception:  # shapes the model cannot learn: not known to be near the capacity
+        return False
+
+
 def compile_key(dims: dict[str, int], precision: str, layout: str, config: tuple, params: tuple = ()) -> tuple:
     """What a JIT compiler specializes a kernel on, as far as a case decides it: the precision, the layout, the
     launch configuration, the modes (a launcher may pass one as a constexpr) and, per size, whether it is 1 or a

@@ -25,7 +25,6 @@ from .._results import CaseResult, Determinism, PropertyOutcome, Reason, ReasonK
 from .._spec import Spec
 from ..backends import Backend, backend_of, kernel_frame
 from ..cases import (
-    SIZED_TO_MEMORY,
     SNAPSHOT_MAX_ELEMENTS,
     Case,
     SkipKind,
@@ -34,6 +33,7 @@ from ..cases import (
     index_range_problem,
     make_args,
     output_buffers,
+    sized_to_memory,
     upcast,
 )
 from ..compare import (
@@ -320,7 +320,7 @@ def run_case(spec: Spec, case: Case, device: DeviceInfo, options: RunOptions | N
     except Exception as exc:  # the kernel's faults are caught where they happen; memory is the device's
         if not is_out_of_memory(exc):
             raise
-        return _judging_out_of_memory(case, exc, ex.timing)
+        return _judging_out_of_memory(spec, case, device, exc, ex.timing)
     finally:
         ex.timing.total = time.perf_counter() - t_start
         del ex
@@ -333,14 +333,16 @@ def run_case(spec: Spec, case: Case, device: DeviceInfo, options: RunOptions | N
 OUT_OF_MEMORY_WORDS = "the device ran out of memory"
 
 
-def _judging_out_of_memory(case: Case, exc: BaseException, timing: Timing) -> CaseResult:
+def _judging_out_of_memory(spec: Spec, case: Case, device: DeviceInfo, exc: BaseException,
+                           timing: Timing) -> CaseResult:
     """The device ran out of memory while the outputs were judged (the comparison's chunks, repeat runs, the
-    gradients): a case sized to the device's memory (``SIZED_TO_MEMORY``: past-2**31, the longest reduction, the
-    largest size) is not run for this device, as when a stage before ran out (its size was chosen from the memory
-    free when the matrix was built); another case errs with the out-of-memory kind, which a pool
-    runs again alone. Never a verdict on the kernel, and never an exception out of ``run_case``."""
+    gradients): a case sized to the device's memory (``cases.sized_to_memory``: past-2**31, the longest reduction,
+    the largest size, or any case near the device's capacity) is not run for this device, as when a stage before ran
+    out (its size was chosen from the memory free when the matrix was built); another case errs with the
+    out-of-memory kind, which a pool runs again alone. Never a verdict on the kernel, and never an exception out of
+    ``run_case``."""
     text = f"judging the outputs ran out of device memory ({_short_traceback(exc)})"
-    if case.axis in SIZED_TO_MEMORY:
+    if sized_to_memory(spec, case, device.total_bytes):
         need = "the past-2**31 check needs" if case.axis == "large" else "this case needs"
         res = CaseResult(case, Status.SKIPPED, timing=timing, skip_kind=SkipKind.DEVICE, reasons=[Reason(
             f"not run: the device ran out of memory at this size ({text}); {need} a GPU with more free memory",
@@ -373,7 +375,7 @@ def judge(ex: Execution) -> CaseResult:
                 f"declare kcheck.Dim(min=1) for {empty[0]}; otherwise make the reference return the empty result",
                 ReasonKind.REFERENCE_RAISED))
         if is_out_of_memory(ex.exception):
-            if case.axis in SIZED_TO_MEMORY:
+            if sized_to_memory(spec, case, device.total_bytes):
                 # kcheck sized this case to the memory free when the matrix was built; what took it since (another
                 # process on the GPU, a reference that needs more than the estimate) says nothing of the kernel
                 need = "the past-2**31 check needs" if case.axis == "large" else "this case needs"
