@@ -89,14 +89,16 @@ def _warm_up() -> None:
             pass
 
 
-def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = None) -> None:
-    """Worker main loop (runs in the child)."""
+def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = None, warm_up: bool = False) -> None:
+    """Worker main loop (runs in the child). ``warm_up``: warm the backends up before saying it is ready (the
+    workers a check starts ahead of need; a replacement after a death, or its spare, starts without: a kernel that
+    crashes every case must not pay it per case)."""
     die_with_parent()
     if env is not None:  # the parent's environment now (a forkserver's is the one of its own start), plus pinning
         os.environ.clear()
         os.environ.update(env)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C in the terminal is the parent's to handle
-    warm = threading.Thread(target=_warm_up, daemon=True, name="kcheck-warm-up")
+    warm = threading.Thread(target=_warm_up if warm_up else lambda: None, daemon=True, name="kcheck-warm-up")
     warm.start()  # beside the device start below; over before "ready", so no case's time limit counts it
     fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 2)
@@ -209,7 +211,7 @@ class _Prestarted:
                 previous.join()
             for env in new:
                 try:
-                    proc = _Process(ctx, env)
+                    proc = _Process(ctx, env, warm_up=True)
                 except Exception:  # no forkserver: the pool starts its own workers as usual
                     return
                 with self.lock:
@@ -265,16 +267,16 @@ def discard_prestarted() -> None:
 
 class _Process:
     """A started worker: its process, the parent's end of its pipe, the file its stderr goes to and the
-    environment it was given."""
+    environment it was given; ``warm_up``: it warms the backends up before it says it is ready."""
 
-    def __init__(self, ctx: Any, env: Mapping[str, str] | None) -> None:
+    def __init__(self, ctx: Any, env: Mapping[str, str] | None, warm_up: bool = False) -> None:
         fd, self.stderr = tempfile.mkstemp(prefix="kcheck-worker-", suffix=".stderr")
         os.close(fd)
         parent, child = ctx.Pipe()
         full = dict(os.environ)
         full.update(env or {})
         self.env = full
-        self.proc = ctx.Process(target=_serve, args=(child, self.stderr, full), daemon=True)
+        self.proc = ctx.Process(target=_serve, args=(child, self.stderr, full, warm_up), daemon=True)
         with _CONTEXT_LOCK:  # several pool threads may start workers at once; the forkserver starts once
             self.proc.start()
         child.close()
