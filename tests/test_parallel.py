@@ -585,3 +585,48 @@ def test_a_case_near_the_device_s_capacity_that_finds_the_memory_taken_is_not_ru
     assert res.status is Status.SKIPPED and res.skip_kind is SkipKind.DEVICE, res.reasons
     assert res.reasons_of(ReasonKind.OUT_OF_MEMORY) and "this case needs a GPU with more free memory" in res.reasons[0]
     assert judge(execute(spec, case, cpu)).status is Status.ERROR
+
+
+def test_a_case_that_runs_out_of_memory_while_other_processes_hold_the_gpu_is_not_run(monkeypatch):
+    """A correct held-out kernel's small case (96 x 128256 fp16) erred on the H200 when 24 zoo processes held the GPU
+    (94 MiB asked, 60 MiB free): the memory was the other processes', not the kernel's. With a quarter of the device
+    or more held by others when it runs out, the case is not run for the device; with the GPU to itself it errs."""
+    import dataclasses
+
+    from kcheck._device import DeviceInfo
+    from kcheck.cases import SkipKind
+    from kcheck.run import _execute, execute, judge
+
+    def reference(x):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 94.00 MiB")
+
+    spec = kcheck.Spec(name="oom_busy", kernel=lambda x: x.clone(), reference=reference, inputs=[kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=8, real=())})
+    case = dataclasses.replace(kcheck.matrix(spec, cases="N=8", dtypes=["fp32"])[0], axis="real")
+    gpu = DeviceInfo("cpu", "GPU", 140 * 2**30, 1 << 34, None, 132, False)
+    monkeypatch.setattr(_execute, "held_by_others", lambda: 120 * 2**30)
+    res = judge(execute(spec, case, gpu))
+    assert res.status is Status.SKIPPED and res.skip_kind is SkipKind.DEVICE, res.reasons
+    assert "other processes held 120.0 GiB of its 140 GiB" in res.reasons[0]
+    assert res.reasons_of(ReasonKind.OUT_OF_MEMORY)
+    monkeypatch.setattr(_execute, "held_by_others", lambda: 0)
+    assert judge(execute(spec, case, gpu)).status is Status.ERROR
+
+
+def test_giving_memory_back_on_a_broken_cuda_context_does_not_lose_the_case(monkeypatch):
+    """After a kernel's illegal address every CUDA call raises; the memory housekeeping at a case's end raised too,
+    and the worker reported "could not run the case" with kcheck's traceback instead of the case (a held-out index
+    transposition on the H200, diagnosed from that traceback). The housekeeping now gives up quietly: the worker's
+    own check of the context reports the crash."""
+    from kcheck import _device
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    for name in ("memory_reserved", "memory_allocated", "empty_cache", "mem_get_info"):
+        monkeypatch.setattr(torch.cuda, name, broken)
+    _device.release_if_holding()
+    _device.release_memory()
+    assert _device.held_by_others() == 0

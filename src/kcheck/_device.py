@@ -39,9 +39,12 @@ def release_memory() -> None:
     if not (torch.cuda.is_available() and torch.cuda.is_initialized()):
         gc.collect()
         return
-    if torch.cuda.memory_allocated() > KEEP_CACHED_BYTES:
-        gc.collect()
-    torch.cuda.empty_cache()
+    try:
+        if torch.cuda.memory_allocated() > KEEP_CACHED_BYTES:
+            gc.collect()
+        torch.cuda.empty_cache()
+    except RuntimeError:  # a broken context (the case's sticky CUDA error): the worker reports it, not this
+        return
 
 
 #: Device memory a process may keep cached between cases. Above it, a case's end gives the cache back, so workers
@@ -65,9 +68,25 @@ def is_out_of_memory(exc: BaseException | None) -> bool:
 
 def release_if_holding() -> None:
     """``release_memory()`` when this process keeps more than ``KEEP_CACHED_BYTES`` of device memory cached."""
-    if torch.cuda.is_available() and torch.cuda.is_initialized() and \
-            torch.cuda.memory_reserved() > KEEP_CACHED_BYTES:
+    try:
+        holding = torch.cuda.is_available() and torch.cuda.is_initialized() and \
+            torch.cuda.memory_reserved() > KEEP_CACHED_BYTES
+    except RuntimeError:  # a broken context: see release_memory
+        return
+    if holding:
         release_memory()
+
+
+def held_by_others() -> int:
+    """Bytes of the current GPU that other processes hold (what is neither free nor reserved by this process's
+    allocator, less 1 GiB for this process's own context); 0 without a GPU or when it cannot be told."""
+    try:
+        if not (torch.cuda.is_available() and torch.cuda.is_initialized()):
+            return 0
+        free, total = torch.cuda.mem_get_info()
+        return max(0, total - free - torch.cuda.memory_reserved() - (1 << 30))
+    except RuntimeError:
+        return 0
 
 
 def interpreter_active() -> bool:

@@ -13,6 +13,7 @@ from ._inputs import (
 )
 from ._matrix import (
     CPU_MAX_ELEMENTS,
+    NEAR_CAPACITY,
     SIZED_TO_MEMORY,
     SNAPSHOT_MAX_ELEMENTS,
     TIERS,
@@ -35,6 +36,7 @@ from ._sizes import fit
 
 __all__ = [
     "CPU_MAX_ELEMENTS",
+    "NEAR_CAPACITY",
     "PURPOSE",
     "SIZED_TO_MEMORY",
     "SNAPSHOT_MAX_ELEMENTS",

@@ -18,13 +18,21 @@ from typing import Any
 
 import torch
 
-from .._device import DeviceInfo, interpreter_active, is_out_of_memory, release_if_holding, release_memory
+from .._device import (
+    DeviceInfo,
+    held_by_others,
+    interpreter_active,
+    is_out_of_memory,
+    release_if_holding,
+    release_memory,
+)
 from .._dtypes import PRECISIONS, ulp_spacing
 from .._findings import Finding, deduplicate
 from .._results import CaseResult, Determinism, PropertyOutcome, Reason, ReasonKind, Status, Timing
 from .._spec import Spec
 from ..backends import Backend, backend_of, kernel_frame
 from ..cases import (
+    NEAR_CAPACITY,
     SNAPSHOT_MAX_ELEMENTS,
     Case,
     SkipKind,
@@ -333,6 +341,23 @@ def run_case(spec: Spec, case: Case, device: DeviceInfo, options: RunOptions | N
 OUT_OF_MEMORY_WORDS = "the device ran out of memory"
 
 
+def _not_the_kernels(spec: Spec, case: Case, device: DeviceInfo) -> str | None:
+    """Why running out of device memory on ``case`` says nothing of the kernel, in words, or None: the case was
+    sized to the device's memory (``cases.sized_to_memory``), or other processes held a quarter of the device or
+    more when it ran out (a busy GPU's, not the kernel's)."""
+    if sized_to_memory(spec, case, device.total_bytes):
+        return "the device ran out of memory at this size"
+    others = held_by_others()
+    if others >= NEAR_CAPACITY * device.total_bytes:
+        return (f"the device ran out of memory while other processes held {others / 2**30:.1f} GiB of its "
+                f"{device.total_bytes / 2**30:.0f} GiB")
+    return None
+
+
+def _need(case: Case) -> str:
+    return "the past-2**31 check needs" if case.axis == "large" else "this case needs"
+
+
 def _judging_out_of_memory(spec: Spec, case: Case, device: DeviceInfo, exc: BaseException,
                            timing: Timing) -> CaseResult:
     """The device ran out of memory while the outputs were judged (the comparison's chunks, repeat runs, the
@@ -342,11 +367,10 @@ def _judging_out_of_memory(spec: Spec, case: Case, device: DeviceInfo, exc: Base
     out-of-memory kind, which a pool runs again alone. Never a verdict on the kernel, and never an exception out of
     ``run_case``."""
     text = f"judging the outputs ran out of device memory ({_short_traceback(exc)})"
-    if sized_to_memory(spec, case, device.total_bytes):
-        need = "the past-2**31 check needs" if case.axis == "large" else "this case needs"
+    why = _not_the_kernels(spec, case, device)
+    if why is not None:
         res = CaseResult(case, Status.SKIPPED, timing=timing, skip_kind=SkipKind.DEVICE, reasons=[Reason(
-            f"not run: the device ran out of memory at this size ({text}); {need} a GPU with more free memory",
-            ReasonKind.SKIP)])
+            f"not run: {why} ({text}); {_need(case)} a GPU with more free memory", ReasonKind.SKIP)])
     else:
         res = CaseResult(case, Status.ERROR, timing=timing, reasons=[Reason(text, ReasonKind.WORKER)])
     res.reasons.append(Reason(OUT_OF_MEMORY_WORDS, ReasonKind.OUT_OF_MEMORY))
@@ -375,14 +399,14 @@ def judge(ex: Execution) -> CaseResult:
                 f"declare kcheck.Dim(min=1) for {empty[0]}; otherwise make the reference return the empty result",
                 ReasonKind.REFERENCE_RAISED))
         if is_out_of_memory(ex.exception):
-            if sized_to_memory(spec, case, device.total_bytes):
-                # kcheck sized this case to the memory free when the matrix was built; what took it since (another
-                # process on the GPU, a reference that needs more than the estimate) says nothing of the kernel
-                need = "the past-2**31 check needs" if case.axis == "large" else "this case needs"
+            why = _not_the_kernels(spec, case, device)
+            if why is not None:
+                # kcheck sized this case to the memory free when the matrix was built, or other processes held the
+                # memory: what took it (another process on the GPU, a reference that needs more than the estimate)
+                # says nothing of the kernel
                 result.status, result.skip_kind = Status.SKIPPED, SkipKind.DEVICE
-                result.reasons = [Reason(f"not run: the device ran out of memory at this size ({_STAGE[ex.failure]} "
-                                         f"{_short_traceback(ex.exception)}); {need} a GPU with more free memory",
-                                         ReasonKind.SKIP)]
+                result.reasons = [Reason(f"not run: {why} ({_STAGE[ex.failure]} {_short_traceback(ex.exception)}); "
+                                         f"{_need(case)} a GPU with more free memory", ReasonKind.SKIP)]
             result.reasons.append(Reason(OUT_OF_MEMORY_WORDS, ReasonKind.OUT_OF_MEMORY))
         if ex.failure is ReasonKind.KERNEL_RAISED:
             limitation = backend.untrusted_error(ex.exception, device)
