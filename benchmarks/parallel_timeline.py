@@ -43,7 +43,8 @@ def main() -> None:
 
     from kcheck import _forkserver
 
-    _forkserver.start()  # as the command does, before this process imports torch
+    if _forkserver.gpu_device_files():
+        _forkserver.start(early=True)  # as the command does, before this process imports torch
     import kcheck
     from kcheck import _check
     from kcheck._device import enable_interpreter_if_no_gpu

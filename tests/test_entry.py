@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -54,21 +55,51 @@ def test_import_kcheck_loads_names_on_first_use():
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=120)
 
 
-def test_the_command_starts_the_server_before_it_imports_torch(tmp_path):
-    # the entry is what `kcheck` and `python -m kcheck` run; the server's start is recorded with whether torch was
-    # already imported in this process at that moment
-    code = textwrap.dedent("""
+ZEROS_SPEC = """
+import torch, triton, triton.language as tl, kcheck
+
+@triton.jit
+def _rowsum(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    b = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)  # tl.zeros: a @jit function of triton.language itself
+    cols = tl.arange(0, BLOCK)
+    acc += tl.load(x_ptr + b * N + cols, mask=cols < N, other=0.0)
+    tl.store(out_ptr + b, tl.sum(acc, axis=0))
+
+def rowsum(x):
+    x = x.contiguous()
+    out = torch.empty(x.shape[0], dtype=torch.float32, device=x.device)
+    if out.numel():
+        _rowsum[(x.shape[0],)](x, out, x.shape[1], BLOCK=triton.next_power_of_2(max(x.shape[1], 1)))
+    return out
+
+spec = kcheck.Spec(name="rowsum", kernel=rowsum, reference=lambda x: x.sum(1), inputs=[kcheck.Tensor("B", "N")],
+                   dtypes=["fp32"], dims={"B": kcheck.Dim(nominal=4, min=1), "N": kcheck.Dim(nominal=64, min=1)})
+"""
+
+
+def test_the_command_starts_the_server_before_it_imports_torch_and_the_workers_import_as_prepared(tmp_path):
+    """The entry (what `kcheck` and `python -m kcheck` run) starts the server before this process imports torch, on
+    a machine that looks like it has a GPU (here pretended). Without a GPU the command then switches Triton's
+    interpreter on, which Triton reads as it imports: the server, started before, is started again under that
+    environment, else triton.language's own @jit functions (tl.zeros) are not interpreted in the workers and a
+    correct kernel is not run ("Cannot call @triton.jit'd outside of the scope of a kernel")."""
+    (tmp_path / "zeros_spec.py").write_text(ZEROS_SPEC)
+    code = textwrap.dedent(f"""
         import sys
         from kcheck import _entry, _forkserver
         seen = []
         real = _forkserver.start
-        def start():
-            seen.append("torch" in sys.modules)
-            return real()
+        def start(early=False):
+            seen.append((early, "torch" in sys.modules))
+            return real(early)
         _forkserver.start = start
-        rc = _entry.main(["check", "examples/vector_add.py", "-q", "--tier", "quick", "--no-resources",
-                          "--case", "vector_add[N=4096,fp32,randn,BLOCK=1024,seed=0]"])
+        _forkserver.gpu_device_files = lambda: True
+        rc = _entry.main(["check", {str(tmp_path / "zeros_spec.py")!r}, "-q", "--tier", "quick", "--no-resources",
+                          "--no-large"])
         assert rc == 0, rc
-        assert seen and seen[0] is False, seen
+        assert seen and seen[0] == (True, False), seen
     """)
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=300)
+    # the command's own environment, as a user's shell gives it (this test session switched the interpreter on)
+    env = {k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET", "NUMBA_ENABLE_CUDASIM")}
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=600, env=env)

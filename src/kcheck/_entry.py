@@ -30,8 +30,8 @@ def wants_workers(argv: Sequence[str]) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if wants_workers(sys.argv[1:] if argv is None else argv):
-        _forkserver.start()
+    if wants_workers(sys.argv[1:] if argv is None else argv) and _forkserver.gpu_device_files():
+        _forkserver.start(early=True)  # without a GPU the environment changes first (Triton's interpreter)
     from .cli import main as cli_main
 
     return cli_main(argv)

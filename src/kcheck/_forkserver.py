@@ -36,16 +36,40 @@ def context() -> Any:
     return ctx
 
 
-def start() -> bool:
+#: The environment the server was started with, while it was started ahead of the command line's own set-up
+#: (``start(early=True)``) and no worker has been asked of it yet; None otherwise.
+_EARLY_ENV: dict[str, str] | None = None
+
+
+def start(early: bool = False) -> bool:
     """Start the forkserver now, in the background (its imports run in its own process; this call returns at once);
     False where workers start with ``spawn`` or the server could not be started (the first worker then starts it,
-    or says why not)."""
+    or says why not).
+
+    ``early``: the command line starts it before it prepares the environment for the kernels' frameworks (on a
+    machine without a GPU, the variables that switch on Triton's interpreter, which Triton reads as it imports). The
+    next call, made once that is done and before any worker starts, stops a server started early under another
+    environment and starts it again: its imports would not be the workers'."""
+    global _EARLY_ENV
     if context().get_start_method() != "forkserver":
         return False
     from multiprocessing import forkserver
 
+    env = dict(os.environ)
     try:
+        if _EARLY_ENV is not None and _EARLY_ENV != env:
+            stop = getattr(forkserver._forkserver, "_stop", None)
+            if stop is None:  # cannot be stopped here: workers start with spawn, from the current environment
+                os.environ["KCHECK_WORKER_START"] = "spawn"
+                return False
+            stop()
+        _EARLY_ENV = env if early else None
         forkserver.ensure_running()
     except Exception:  # an early start is only a head start
         return False
     return True
+
+
+def gpu_device_files() -> bool:
+    """Whether this machine has NVIDIA's device files (a cheap sign of a GPU, without importing torch)."""
+    return os.path.exists("/dev/nvidiactl")
