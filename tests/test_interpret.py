@@ -504,3 +504,15 @@ def test_check_refuses_at_once_on_an_interpreter_it_cannot_patch(monkeypatch):
     with pytest.raises(kcheck.EnvironmentProblem, match=r"triton 9\.9.*--no-interpreter-checks"):
         kcheck.check(spec, tier="quick")
     assert kcheck.check(spec, cases="t[N=128,fp32,randn,seed=0]", interpreter_checks=False).cases
+
+
+def test_a_scalar_mask_on_a_one_element_store_is_broadcast_not_used_as_indices() -> None:
+    """``tl.store(out + b + tl.arange(0, 1), s, mask=b < B)``: the interpreter hands the scalar mask over as an
+    integer array, which the bounds check used as indices ("index 1 is out of bounds for axis 0 with size 1"): a
+    correct held-out control was failed so. The mask is lanes; programs past B store nothing and nothing is out of
+    bounds."""
+    x = torch.randn(4, 64, generator=gen())
+    with ki.checked([x]) as report:
+        out = kernels("scalar_mask").rowsum(x, programs=6)
+    assert torch.allclose(out, x.sum(1), atol=1e-5)
+    assert report.records == []

@@ -178,8 +178,8 @@ class Launch:
         the addresses touched. Returns the mask with out-of-bounds lanes off, or None when every lane was in bounds.
         """
         a = ptrs.view(np.int64) if ptrs.dtype.itemsize == 8 else ptrs.astype(np.int64)
-        if mask is not None and mask.shape != a.shape:
-            mask = np.broadcast_to(mask, a.shape)
+        if mask is not None:  # a scalar mask (``b < B``) may come as another integer type: index by lanes, not values
+            mask = np.broadcast_to(np.asarray(mask, dtype=bool), a.shape)
         lo, hi = self._lo, self._hi
         if lo.size == 1:
             ok = (a >= lo[0]) & (a <= hi[0] - size)
