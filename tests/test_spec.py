@@ -37,6 +37,7 @@ def test_bad_spec_arguments(kw, message):
     (lambda: kcheck.Tensor("N", 2.5), "Tensor(*dims)=2.5: each dimension is a name"),
     (lambda: kcheck.Tensor("N", pattern="noise"), "Tensor(pattern)='noise'"),
     (lambda: kcheck.Index("T", high=1.5), "Index(high)=1.5"),
+    (lambda: kcheck.Index("T", high=2**63), "Index(high)=9223372036854775808: give an int <= 2**63 - 1"),
     (lambda: kcheck.Index("T", high="V", dtype=torch.float32), "Index(dtype)=torch.float32: give an integer dtype"),
     (lambda: kcheck.Dim(nominal=100, multiple_of=16), "Dim.nominal=100: give a multiple of multiple_of=16"),
     (lambda: kcheck.Dim(max=0), "Dim.max=0"),

@@ -304,6 +304,9 @@ class Index:
             if high - 1 > info.max:
                 raise SpecError("Index(high)", high, f"values up to {high - 1} do not fit {dtype}: give a wider "
                                                      "dtype such as torch.int64")
+            if high > 2**63 - 1:  # torch.randint takes its bound as a signed 64-bit int
+                raise SpecError("Index(high)", high, "give an int <= 2**63 - 1 (values are drawn with torch.randint, "
+                                                     "whose bound is a signed 64-bit int)")
         if low < info.min or low > info.max:
             raise SpecError("Index(low)", low, f"{low} does not fit {dtype}: give a wider dtype")
         _check_name("Index(name)", name)
