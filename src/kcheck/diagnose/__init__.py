@@ -146,10 +146,10 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
                 if prober.left() > 0 and ev.minimal is not None and ev.minimal.status is not Status.PASSED:
                     decoded = decode_arange(ev, case, prober)
                     # a crash or an exception gives no value to decode: the smallest case with wrong values may
-                    valued = valued_case(ev, PROBE_MAX_ELEMENTS)
-                    if (decoded is not None and decoded.status in (Status.CRASHED, Status.ERROR, Status.TIMEOUT)
-                            and valued is not None and valued != case and prober.left() > 0):
-                        decode_arange(ev, valued, prober)
+                    if decoded is not None and decoded.status in (Status.CRASHED, Status.ERROR, Status.TIMEOUT):
+                        valued = valued_case(ev, PROBE_MAX_ELEMENTS)
+                        if valued is not None and valued != case and prober.left() > 0:
+                            decode_arange(ev, valued, prober)
                 if spec.journaled is not None and prober.left() > 0:  # where NaN or an outlier first appears
 
                     journal_experiment(spec, case, dev, prober, diag, isolate=dangerous)
