@@ -33,12 +33,13 @@ def main() -> None:
         print(f"{_fresh(code):6.2f} s  python -c {code!r}")
 
     t0 = time.perf_counter()
+    from kcheck import _forkserver
     from kcheck.run import _isolate  # benchmark only: the worker start without a pool around it
 
     print(f"{time.perf_counter() - t0:6.2f} s  import kcheck.run (this process)")
     for label in ("forkserver started now", "forkserver already up"):
         t = time.perf_counter()
-        ctx = _isolate._context()
+        ctx = _forkserver.context()
         procs = [_isolate._Process(ctx, {}) for _ in range(args.workers)]
         forked = time.perf_counter() - t
         readies = []

@@ -37,7 +37,7 @@ def test_import_kcheck_loads_names_on_first_use():
         import sys
         import kcheck
         assert "torch" not in sys.modules, "import kcheck imported torch"
-        assert "Spec" in dir(kcheck) and "check" in kcheck.__all__
+        assert "Spec" in dir(kcheck) and set(kcheck._WHERE) == set(kcheck.__all__)  # one table, no drift
         import os
         import torch
         os.environ.pop("TRITON_INTERPRET", None)
@@ -51,6 +51,7 @@ def test_import_kcheck_loads_names_on_first_use():
             raise AssertionError("no AttributeError")
         from kcheck import Tensor, check
         assert kcheck.Spec.__name__ == "Spec" and callable(check) and Tensor
+        assert all(getattr(kcheck, name) is not None for name in kcheck.__all__)
     """)
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=120)
 

@@ -137,7 +137,7 @@ def test_a_launch_past_cudas_grid_limit_is_named():
     assert fits.past_grid_limit() is None
 
 
-def test_a_fresh_worker_warms_every_backend_up_and_ignores_a_failing_one(monkeypatch):
+def test_a_fresh_worker_preloads_every_backend_and_ignores_a_failing_one(monkeypatch):
     from kcheck.run import _isolate
 
     calls = []
@@ -146,11 +146,11 @@ def test_a_fresh_worker_warms_every_backend_up_and_ignores_a_failing_one(monkeyp
         def __init__(self, name, fails):
             self.name, self.fails = name, fails
 
-        def warm_up(self, gpu):
+        def preload(self, gpu):
             calls.append((self.name, gpu))
             if self.fails:
                 raise RuntimeError("no driver here")
 
     monkeypatch.setattr(_isolate, "backends", lambda: (Fake("a", True), Fake("b", False)))
-    _isolate._warm_up()
+    _isolate._preload_backends()
     assert [name for name, _ in calls] == ["a", "b"]

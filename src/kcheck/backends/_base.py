@@ -186,7 +186,7 @@ class Backend:
         """Whether the kernels share memory between threads of a block (a missing barrier can race there)."""
         return False
 
-    def warm_up(self, gpu: bool) -> None:
+    def preload(self, gpu: bool) -> None:
         """Load what the framework's first kernel in a process would otherwise load inside a case's time (its
         driver, its libraries): a fresh worker does it beside its device start, before it says it is ready (a
         case's time limit never counts it). May raise (ignored)."""
@@ -195,7 +195,7 @@ class Backend:
 class _Torch(Backend):
     """Plain PyTorch callables (and what every framework's case uses of torch)."""
 
-    def warm_up(self, gpu: bool) -> None:
+    def preload(self, gpu: bool) -> None:
         if gpu:  # the float64 references' matrix products take a cuBLAS handle
             torch.cuda.current_blas_handle()
 

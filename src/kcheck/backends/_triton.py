@@ -325,7 +325,7 @@ class TritonBackend(Backend):
         if not gpu and "TRITON_INTERPRET" not in os.environ:
             os.environ["TRITON_INTERPRET"] = "1"
 
-    def warm_up(self, gpu: bool) -> None:
+    def preload(self, gpu: bool) -> None:
         # the driver's first use builds or loads its C helpers (a compile on a cold cache)
         if gpu and os.environ.get("TRITON_INTERPRET", "0") in ("", "0"):
             from triton.runtime import driver

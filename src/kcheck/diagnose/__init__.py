@@ -26,7 +26,6 @@ from .._options import Options
 from .._results import Report, SpecReport, Status
 from .._spec import Spec
 from ..backends import backend_of
-from ..cases import numel, tensor_shapes
 from ..report import maps_for_case
 from ._causes import BUG_CLASSES, OBSERVATIONS, Cause, Diagnosis, Experiment, Observation
 from ._decide import decide
@@ -40,6 +39,7 @@ from ._rules import diagnose
 from ._sweep import (
     Evidence,
     base_case,
+    case_elements,
     decode_arange,
     probe_case,
     probe_magnitudes,
@@ -60,12 +60,6 @@ MAX_DECISIONS = 3
 #: Above this many elements the smallest failing case is not probed further, nor saved as a repro (a past-2**31
 #: case would take GBs per copy; the GPU's memory was exhausted on the H200 by a zoo run doing so).
 PROBE_MAX_ELEMENTS = 2**26
-
-
-def _elements(spec: Spec, case: object) -> int:
-    """Elements of the case's largest tensor, as the matrix counts them (inputs and outputs)."""
-
-    return max((numel(s) for s in tensor_shapes(spec, case.sizes)), default=0)  # type: ignore[attr-defined]
 
 
 def default_budget(device: DeviceInfo) -> float:
@@ -133,9 +127,9 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
                 sweep_sizes(prober, ev, dims)
                 probe_magnitudes(prober, ev)
             case = probe_case(ev)
-            if case is not None and _elements(spec, case) > PROBE_MAX_ELEMENTS:
+            if case is not None and case_elements(spec, case) > PROBE_MAX_ELEMENTS:
                 why = " (the past-2**31 case is what fails)" if case.axis == "large" else ""
-                diag.notes.append(f"the smallest failing case holds a tensor of {_elements(spec, case):,} elements "
+                diag.notes.append(f"the smallest failing case holds a tensor of {case_elements(spec, case):,} elements "
                                   f"(past {PROBE_MAX_ELEMENTS:,}): its repeats, variants, arange decoding, repro and "
                                   f"maps were skipped{why}")
                 case = None
@@ -168,7 +162,7 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
     facts = Facts(ev)
     diag.causes = diagnose(ev, facts)
     diag.observations = list(facts.observations)
-    if ev.minimal is not None and _elements(spec, ev.minimal.case) <= PROBE_MAX_ELEMENTS:
+    if ev.minimal is not None and case_elements(spec, ev.minimal.case) <= PROBE_MAX_ELEMENTS:
         diag.minimal_case = ev.minimal.case.id
         if repro:
             _write_and_run_repro(spec, ev, diag, Path(out_dir or "kcheck-debug"), dev, t_experiments)

@@ -195,14 +195,14 @@ def valued_case(ev: Evidence, max_elements: int) -> Case | None:
     cands = [r for r in ev.failing if r.status is Status.FAILED]
     for rows in ev.sizes.values():
         cands += [r for _, ok, r in rows if not ok and r.status is Status.FAILED]
-    cands = [r for r in cands if r.case.axis != "large" and _case_elements(ev.spec, r.case) <= max_elements]
+    cands = [r for r in cands if r.case.axis != "large" and case_elements(ev.spec, r.case) <= max_elements]
     best = most_severe_smallest(cands)
     return None if best is None else best.case
 
 
-def _case_elements(spec: Spec, case: Case) -> int:
-    """Elements of the case's largest tensor (inputs and outputs)."""
-    return max((numel(s) for s in tensor_shapes(spec, dict(case.sizes), params_of(spec, case))), default=0)
+def case_elements(spec: Spec, case: Case) -> int:
+    """Elements of the case's largest tensor, as the matrix counts them (inputs and outputs)."""
+    return max((numel(s) for s in tensor_shapes(spec, dict(case.sizes))), default=0)
 
 
 #: Elements up to which the reference runs on the CPU to see whether transposing an input changes it.

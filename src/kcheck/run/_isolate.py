@@ -76,21 +76,21 @@ def die_with_parent() -> None:
         os._exit(0)
 
 
-def _warm_up() -> None:
-    """Every backend's ``warm_up`` (what a framework's first kernel in a process would load inside a case's time);
+def _preload_backends() -> None:
+    """Every backend's ``preload`` (what a framework's first kernel in a process would load inside a case's time);
     one that fails is left to the case that needs it."""
     import torch
 
     gpu = torch.cuda.is_available()  # asks NVML: does not start CUDA
     for backend in backends():
         try:
-            backend.warm_up(gpu)
+            backend.preload(gpu)
         except Exception:
             pass
 
 
-def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = None, warm_up: bool = False) -> None:
-    """Worker main loop (runs in the child). ``warm_up``: warm the backends up before saying it is ready (the
+def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = None, preload: bool = False) -> None:
+    """Worker main loop (runs in the child). ``preload``: preload the backends before saying it is ready (the
     workers a check starts ahead of need; a replacement after a death, or its spare, starts without: a kernel that
     crashes every case must not pay it per case)."""
     die_with_parent()
@@ -98,8 +98,9 @@ def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = N
         os.environ.clear()
         os.environ.update(env)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C in the terminal is the parent's to handle
-    warm = threading.Thread(target=_warm_up if warm_up else lambda: None, daemon=True, name="kcheck-warm-up")
-    warm.start()  # beside the device start below; over before "ready", so no case's time limit counts it
+    loading = threading.Thread(target=_preload_backends, daemon=True, name="kcheck-preload") if preload else None
+    if loading is not None:
+        loading.start()  # beside the device start below; over before "ready", so no case's time limit counts it
     fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 2)
     sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
@@ -107,7 +108,8 @@ def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = N
     from ._execute import run_case
 
     device = detect()
-    warm.join()
+    if loading is not None:
+        loading.join()
     conn.send(("ready", None))  # the case's time limit starts once the worker is up, not while it imports
     while True:
         try:
@@ -164,16 +166,12 @@ def _resources(ref: SpecRef) -> tuple[str, Any]:
         return "error", f"the kernel called sys.exit({exc.code!r})"
 
 
-_CONTEXT_LOCK = _forkserver.LOCK
-_context = _forkserver.context
-
-
 def _exitcode(proc: Any) -> int | None:
     """``proc.exitcode``, read under the lock that process starts take. A forkserver child's status is one message
     on a pipe, read by whichever thread polls first: ``Process.start()`` polls every finished child of this process
     (multiprocessing's ``_cleanup``), and a thread polling the same child at that moment reads nothing and takes
     exit code 255 ("the worker exited with status 255" for a case that died by SIGABRT)."""
-    with _CONTEXT_LOCK:
+    with _forkserver.LOCK:
         return proc.exitcode  # type: ignore[no-any-return]
 
 
@@ -211,7 +209,7 @@ class _Prestarted:
                 previous.join()
             for env in new:
                 try:
-                    proc = _Process(ctx, env, warm_up=True)
+                    proc = _Process(ctx, env, preload=True)
                 except Exception:  # no forkserver: the pool starts its own workers as usual
                     return
                 with self.lock:
@@ -257,7 +255,7 @@ def warm_up(envs: Sequence[Mapping[str, str]] = ()) -> None:
     worker whose environment is the one it would give its own (the caller's environment at its start included), so
     set the environment first; ``discard_prestarted`` stops the ones not adopted. Nothing to do with ``spawn``."""
     if _forkserver.start():  # else the first worker starts it as before (or says why not)
-        _PRESTARTED.start(_context(), envs)
+        _PRESTARTED.start(_forkserver.context(), envs)
 
 
 def discard_prestarted() -> None:
@@ -267,17 +265,17 @@ def discard_prestarted() -> None:
 
 class _Process:
     """A started worker: its process, the parent's end of its pipe, the file its stderr goes to and the
-    environment it was given; ``warm_up``: it warms the backends up before it says it is ready."""
+    environment it was given; ``preload``: it preloads the backends before it says it is ready."""
 
-    def __init__(self, ctx: Any, env: Mapping[str, str] | None, warm_up: bool = False) -> None:
+    def __init__(self, ctx: Any, env: Mapping[str, str] | None, preload: bool = False) -> None:
         fd, self.stderr = tempfile.mkstemp(prefix="kcheck-worker-", suffix=".stderr")
         os.close(fd)
         parent, child = ctx.Pipe()
         full = dict(os.environ)
         full.update(env or {})
         self.env = full
-        self.proc = ctx.Process(target=_serve, args=(child, self.stderr, full, warm_up), daemon=True)
-        with _CONTEXT_LOCK:  # several pool threads may start workers at once; the forkserver starts once
+        self.proc = ctx.Process(target=_serve, args=(child, self.stderr, full, preload), daemon=True)
+        with _forkserver.LOCK:  # several pool threads may start workers at once; the forkserver starts once
             self.proc.start()
         child.close()
         self.conn: Connection = parent
@@ -294,7 +292,7 @@ class Isolated:
         self.timeout = timeout
         self.env = dict(env or {})
         self.spare = spare
-        self._ctx = _context()
+        self._ctx = _forkserver.context()
         self._proc: Any = None
         self._conn: Connection | None = None
         self._stderr = ""
