@@ -729,3 +729,39 @@ def test_where_the_probe_case_crashes_the_values_are_decoded_on_the_smallest_cas
     text = format_diagnosis(diag)
     assert diag.top is not None and diag.top.key == "index-transposition", text
     assert "arange-misplaced" in _kinds(diag.top.supports), text
+
+
+@pytest.mark.interpreter  # the interpreter's race checks see the two programs of each pair
+def test_an_in_place_movement_whose_programs_race_is_a_race_not_a_lost_update(tmp_path):
+    """An in-place flip whose swap mask lets both programs of a pair swap it: write-write races, and right while one
+    program covers the row, yet nothing is accumulated: the reference only moves values."""
+    diag = debug(spec_of.flip_inplace_race, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "race", text
+    assert "in-place-movement" in _kinds(diag.top.supports), text
+    assert "exactly one program" in diag.top.next_check, text  # advice for a move, not for a barrier
+    atomic = _cause(diag, "missing-atomic")
+    assert atomic is None or ("in-place-movement" in _kinds(atomic.contradicts) and atomic.score < 0.5), text
+
+
+def test_reading_one_element_past_each_row_shows_in_padded_rows_without_access_checks(tmp_path):
+    """A row mean whose mask is cols <= N, checked as on a GPU (no access checks: reading one element past a row
+    stays inside the allocation): the edge pattern alone looks like a missing guard; rows padded with 1000 just
+    past their end, and not farther, show the bound off by one."""
+    diag = debug(spec_of.row_mean_one_past, budget=40, out_dir=tmp_path, repro=False, maps=False,
+                 interpreter_checks=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "off-by-one-mask", text
+    assert "reads-one-past" in _kinds(diag.top.supports), text
+    assert any(e.axis == "padding" for e in diag.experiments), text
+
+
+def test_a_table_read_with_swapped_strides_matches_the_transposed_reference_where_it_is_square(tmp_path):
+    """A [32, H] table read as [H, 32]: wrong at every H (the table is not symmetric, so no square-only pattern),
+    out of bounds only past H = 32. At H = 32, where the table is square, the output is the reference's of the
+    table transposed: the transposed-reference probe runs there, not on the smallest failing case."""
+    diag = debug(spec_of.relpos_table_transposed, budget=40, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "index-transposition", text
+    assert "transposed-reference" in _kinds(diag.top.supports), text
+    assert any(e.axis == "transpose" and "H=32" in e.label for e in diag.experiments), text

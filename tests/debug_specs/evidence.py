@@ -623,3 +623,101 @@ permute_wrong_layout_crashing = kcheck.Spec(
     inputs=[kcheck.Tensor("B", "M", "N")],
     dims={"B": kcheck.Dim(nominal=4, real=(), max=16), "M": kcheck.Dim(nominal=32, real=(), max=128),
           "N": kcheck.Dim(nominal=8, real=(), max=32)}, dtypes=["fp32"], seeds=1)
+
+
+# -- an in-place row flip whose swap mask lets both programs of a pair swap it: a race, though the racing stores ---
+# -- look like lost updates (two programs write one element) and it is right while one program covers the row ------
+
+
+@triton.jit
+def _flip_kernel(x_ptr, N, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    lo = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    hi = N - 1 - lo
+    mask = (lo < N) & (lo != hi)  # BUG: lo < hi; every pair is swapped twice, by the two programs of its ends
+    a = tl.load(x_ptr + row * stride + lo, mask=mask)
+    b = tl.load(x_ptr + row * stride + hi, mask=mask)
+    tl.store(x_ptr + row * stride + lo, b, mask=mask)
+    tl.store(x_ptr + row * stride + hi, a, mask=mask)
+
+
+def _flip_inplace(x: torch.Tensor) -> torch.Tensor:
+    M, N = x.shape
+    if x.numel():
+        _flip_kernel[(M, triton.cdiv(N, 64))](x, N, x.stride(0), BLOCK=64)
+    return x
+
+
+flip_inplace_race = kcheck.Spec(
+    name="flip_inplace_race", kernel=_flip_inplace, reference=lambda x: torch.flip(x, dims=[-1]),
+    inputs=[kcheck.Tensor("M", "N", mutated=True)],
+    dims={"M": kcheck.Dim(nominal=4, max=64, real=()), "N": kcheck.Dim(nominal=200, max=512, real=())},
+    dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1)
+
+
+# -- a row mean whose column mask is cols <= N: each row takes the first element of the next (the last row, the --
+# -- element past the tensor, which a GPU reads from the same allocation and no checker sees) ----------------------
+
+
+@triton.jit
+def _row_mean_kernel(x_ptr, out_ptr, N, stride, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK_N], dtype=tl.float32)
+    for start in range(0, N, BLOCK_N):
+        cols = start + tl.arange(0, BLOCK_N)
+        acc += tl.load(x_ptr + row * stride + cols, mask=cols <= N, other=0.0)  # BUG: cols < N
+    tl.store(out_ptr + row, tl.sum(acc, axis=0) / N)
+
+
+def _row_mean(x: torch.Tensor) -> torch.Tensor:
+    M, N = x.shape
+    out = torch.empty(M, dtype=x.dtype, device=x.device)
+    if M:
+        _row_mean_kernel[(M,)](x, out, N, x.stride(0), BLOCK_N=64)
+    return out
+
+
+row_mean_one_past = kcheck.Spec(
+    name="row_mean_one_past", kernel=_row_mean, reference=lambda x: x.mean(-1), inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=8, max=64, real=()), "N": kcheck.Dim(nominal=100, max=512, real=())},
+    dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1, reduce=["N"])
+
+
+# -- a relative-position bias table stored [32 buckets, H heads] read with its strides swapped: wrong at every H, ---
+# -- H == 32 included (the table is not symmetric), and out of bounds only where H > 32 -----------------------------
+
+
+@triton.jit
+def _relpos_kernel(s_ptr, t_ptr, out_ptr, Q, K, H, BLOCK_K: tl.constexpr):
+    h = tl.program_id(0)
+    q = tl.program_id(1)
+    ks = tl.arange(0, BLOCK_K)
+    mask = ks < K
+    s = tl.load(s_ptr + (h * Q + q) * K + ks, mask=mask)
+    bucket = tl.minimum(tl.maximum(ks - q, -16), 15) + 16
+    bias = tl.load(t_ptr + bucket + h * 32, mask=mask)  # BUG: the table is [32, H]: bucket * H + h
+    tl.store(out_ptr + (h * Q + q) * K + ks, s + bias, mask=mask)
+
+
+def _relpos(scores: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+    scores = scores.contiguous()
+    table = table.contiguous()
+    H, Q, K = scores.shape
+    out = torch.empty_like(scores)
+    if out.numel():
+        _relpos_kernel[(H, Q)](scores, table, out, Q, K, H, BLOCK_K=triton.next_power_of_2(K))
+    return out
+
+
+def _relpos_ref(scores: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+    _, Q, K = scores.shape
+    bucket = (torch.arange(K)[None, :] - torch.arange(Q)[:, None]).clamp(-16, 15) + 16
+    return scores + table[bucket.to(table.device)].permute(2, 0, 1)
+
+
+relpos_table_transposed = kcheck.Spec(
+    name="relpos_table_transposed", kernel=_relpos, reference=_relpos_ref,
+    inputs=[kcheck.Tensor("H", "Q", "K", name="scores"), kcheck.Tensor(32, "H", name="table")],
+    dims={"H": kcheck.Dim(nominal=4, max=64, real=()), "Q": kcheck.Dim(nominal=8, max=64, real=()),
+          "K": kcheck.Dim(nominal=48, max=256, real=())},
+    dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1)

@@ -136,6 +136,8 @@ OBSERVATIONS: dict[str, str] = {
     "race-read-only": "every race is a program reading what another writes, none writes the same element",
     "partly-written": "in some failing case the output is written except for a part (not a kernel that never runs)",
     "reads-one-past": "the kernel reads the input elements just past those the reference uses, and no farther",
+    "in-place-movement": "the reference only moves values (a flip, a roll, a transpose) and the kernel writes an "
+                         "input in place: nothing accumulates, programs can read what others overwrote",
     "reads-ignored": "the kernel reads input elements the reference ignores, away from those it uses too",
 }
 

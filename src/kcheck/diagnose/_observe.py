@@ -279,16 +279,32 @@ class Facts:
             verdict = self.counts(r)
             if verdict is not None:
                 rows.append((c.sizes, verdict))
+        shapes = lambda ss: ", ".join("x".join(str(s[d]) for d in names) for s in ss[:3])  # noqa: E731
         for a, b in itertools.combinations(names, 2):
             same = [(s, bad) for s, bad in rows if a in s and b in s and s[a] == s[b] and s[a] > 1]
             differ = [(s, bad) for s, bad in rows if a in s and b in s and s[a] != s[b]]
             bad = [s for s, v in differ if v]
             if not same or any(v for _, v in same) or len(bad) < 2 or len(bad) < 0.8 * len(differ):
                 continue
-            shapes = lambda ss: ", ".join("x".join(str(s[d]) for d in names) for s in ss[:3])  # noqa: E731
             every = "every square shape" if len(names) == 2 else f"every shape where {a} == {b}"
             return (f"passes on {every} tried ({len(same)}: {shapes([s for s, _ in same])}), fails on {len(bad)} of "
                     f"{len(differ)} where {a} != {b} ({shapes(bad)}): the failures need two dims to differ")
+        # a tensor with a fixed dimension beside a named one ([32 buckets, H]): square where H equals the constant
+        for t in [*ev.spec.inputs, *(ev.spec.outputs or ())]:
+            dims = getattr(t, "dims", None) or ()
+            fixed = [d for d in dims if isinstance(d, int) and d > 1]
+            for a in [d for d in dims if isinstance(d, str)]:
+                for k in fixed:
+                    same = [(s, bad) for s, bad in rows if s.get(a) == k]
+                    differ = [(s, bad) for s, bad in rows if a in s and s[a] != k]
+                    bad = [s for s, v in differ if v]
+                    if not same or any(v for _, v in same) or len(bad) < 2 or len(bad) < 0.8 * len(differ):
+                        continue
+                    name = getattr(t, "name", None) or "a tensor"
+                    shape = "[" + ", ".join(str(d) for d in dims) + "]"
+                    return (f"passes wherever {a} == {k} ({len(same)}: {shapes([s for s, _ in same])}), fails on "
+                            f"{len(bad)} of {len(differ)} where {a} != {k} ({shapes(bad)}): {name} {shape} is "
+                            f"right only when square, the failures need its two dims to differ")
         return None
 
     # -- the observations -------------------------------------------------------------------------------------------
@@ -589,12 +605,32 @@ class Facts:
                          f"{error_of(plain):.3g} to {error_of(near):.3g}; the elements farther away change nothing): "
                          "a bound off by one")
 
+    def _padding(self) -> None:
+        ev = self.ev
+        for i in sorted({j for j, _, _, _ in ev.padded}):
+            first = next((r for j, where, _, r in ev.padded if j == i and where == "first"), None)
+            rest = next((r for j, where, _, r in ev.padded if j == i and where == "rest"), None)
+            plain = next(p for j, _, p, _ in ev.padded if j == i)
+            if first is None or not reads_bumped(first, plain):
+                continue
+            name = _name(ev, i)
+            if rest is not None and reads_bumped(rest, plain):
+                self.add("reads-ignored", f"the kernel reads past the end of {name}'s rows, farther than one "
+                         f"element ({plain.case.id} with the rows padded: 1000 in the padding takes the error from "
+                         f"{error_of(plain):.3g} to {error_of(rest):.3g} even from the second padding element on)")
+            elif rest is not None:
+                self.add("reads-one-past", f"the kernel reads the element just past the end of {name}'s rows, and "
+                         f"no farther ({plain.case.id} with the rows padded: 1000 just past their end takes the error "
+                         f"from {error_of(plain):.3g} to {error_of(first):.3g}; 1000 farther changes nothing): a "
+                         "bound off by one")
+
     def _structure(self) -> None:
         ev = self.ev
         if ev.zeroed is not None and ev.zeroed.ok and ev.minimal is not None:
             self.add("zeroed-rescues", f"fails with kcheck's poisoned outputs, passes when they are zeroed first "
                      f"({ev.minimal.case.id}): the kernel reads its output before writing it")
         self._ignored()
+        self._padding()
         vectors = vector_inputs(ev.spec)
         if vectors:
             words = "; ".join(f"{_name(ev, i)} is {operand_words(ev.spec, i)}" for i in vectors)
@@ -613,7 +649,8 @@ class Facts:
                          "at a time does not do it): the per-channel operands are read at the wrong place")
         for i, r in ev.transposed.items():
             if r.ok:
-                self.add("transposed-reference", f"the output matches the reference of {_name(ev, i)} transposed")
+                self.add("transposed-reference", f"the output matches the reference of {_name(ev, i)} transposed "
+                         f"({r.case.id})")
         for a in ev.arange:
             if a.transposed:
                 self.add("arange-transposed", a.text)
@@ -623,6 +660,12 @@ class Facts:
             self.add("arange-misplaced", f"on arange inputs the reference only moves values (each expected value is "
                      f"an input's), and {len(moved)} of the {len(ev.arange)} wrong outputs decoded hold the value "
                      f"it puts at another position (wrong indices, not wrong arithmetic): {moved[0].text}")
+        mutated = [_name(ev, i) for i, t in enumerate(ev.spec.inputs) if getattr(t, "mutated", False)]
+        if ev.arange_permutes and mutated:
+            self.add("in-place-movement", f"the reference only moves values (on arange inputs every expected value "
+                     f"is an input's, as many as the input holds) and the kernel writes {mutated[0]} in place: "
+                     "nothing is accumulated, so no partial result can be lost, but a program can read an element "
+                     "another program has already overwritten")
         if ev.minimal is not None and ev.configs:
             good = [label for label, r in ev.configs if r.ok]
             if good:

@@ -238,9 +238,40 @@ def ignored_bumped(spec: Spec, index: int, region: str) -> Spec:
     return dataclasses.replace(spec, kernel=k, reference=r, baseline=baseline)
 
 
+#: Elements of padding each row of an input gets in the padding probe.
+PAD = 16
+
+
+def padded(spec: Spec, index: int, region: str) -> Spec:
+    """The Spec whose kernel sees input ``index`` as a view into a buffer of ``PAD`` more elements per row (along its
+    last dimension), the padding holding ``BUMP`` at its first element ("first": the one just past each row's end)
+    or at the others ("rest"), 0 elsewhere. The view shows the same values, so the reference's result is the same;
+    a kernel that reads one element past each row (a mask's ``<=`` for ``<``) reads the first ones, one that reads
+    a whole tail of lanes unmasked the others too. The padding lies inside the buffer, so it shows on a GPU, where
+    reading a little past a tensor stays inside its allocation and no checker sees it."""
+
+    def t(args: list[Any]) -> list[Any]:
+        out = list(args)
+        x = args[index]
+        if isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 1 and x.numel():
+            n = x.shape[-1]
+            buf = torch.zeros((*x.shape[:-1], n + PAD), dtype=x.dtype, device=x.device)
+            if region == "first":
+                buf[..., n] = BUMP
+            else:
+                buf[..., n + 1:] = BUMP
+            view = buf[..., :n]
+            view.copy_(x)
+            out[index] = view
+        return out
+
+    return transformed(spec, t, reference_too=False)
+
+
 #: A probe's change of the Spec, described so that a worker process can rebuild it from the Spec's module:
 #: ("scaled", factor), ("ones", input index or a tuple of them), ("transposed", input index), ("zeroed", None),
-#: ("stage", name), ("swapped", (i, j)), ("ignored", (input index, "boundary" | "far")).
+#: ("stage", name), ("swapped", (i, j)), ("ignored", (input index, "boundary" | "far")),
+#: ("padded", (input index, "first" | "rest")).
 Variant = tuple[str, Any]
 
 
@@ -258,6 +289,8 @@ def apply_variant(spec: Spec, variant: Variant) -> Spec:
         return swapped_inputs(spec, int(arg[0]), int(arg[1]))
     if kind == "ignored":
         return ignored_bumped(spec, int(arg[0]), str(arg[1]))
+    if kind == "padded":
+        return padded(spec, int(arg[0]), str(arg[1]))
     if kind == "stage":
         kernel, reference = spec.stages[arg]
         return dataclasses.replace(spec, kernel=kernel, reference=reference, stages={})

@@ -86,6 +86,13 @@ def _atomic_advice(ev: Evidence) -> str:
             "with one block (the size that passes)")
 
 
+def _race_advice(ev: Evidence) -> str:
+    if ev.arange_permutes and any(getattr(t, "mutated", False) for t in ev.spec.inputs):
+        return ("an in-place move must read each element before any program overwrites it: let exactly one program "
+                "handle each pair or tile it exchanges (each swap once), or write into a separate output")
+    return "run compute-sanitizer racecheck; look for a missing barrier or atomic"
+
+
 def _raises_prior(facts: Facts, prior: float) -> float:
     failing = facts.ev.failing
     raised = [r for r in failing if r.reasons_of(ReasonKind.KERNEL_RAISED)]
@@ -145,7 +152,7 @@ PROFILES: list[Profile] = [
             # lost updates stay inside the tensor: accesses past its end are an edge bug whose stores land on other
             # programs' elements; a program reading others' results unordered is a race, not a lost update
             {"edge-decided": 0.3, "square-only": 0.3, "nonfinite-large": 0.3, "nonfinite-zero": 0.3, "oob": 0.3,
-             "race-read-only": 0.3, "differs-without-reduction": 0.3},
+             "race-read-only": 0.3, "differs-without-reduction": 0.3, "in-place-movement": 0.3},
             advice=_atomic_advice),
     Profile("exp-overflow", "NaN/Inf only on large magnitudes, randn right",
             # finite errors beyond the same-precision baseline on ordinary data: a sum that loses precision (and may
@@ -216,10 +223,14 @@ PROFILES: list[Profile] = [
             {"nondeterministic": 0.2, "shared-race": 0.2},
             advice=lambda ev: "move __syncthreads() out of the thread-dependent branch (all threads must reach it)"),
     Profile("race", "repeated runs on the same inputs differ by more than 64 ULP",
-            {("nondeterministic",): 0.75, ("race-read-only",): 0.78},
+            # an in-place movement accumulates nothing: the programs that race, or that are right only as long as
+            # one of them covers the tensor, read what another has overwritten
+            {("nondeterministic",): 0.75, ("race-read-only",): 0.78,
+             ("in-place-movement", "race-between-programs"): 0.85, ("in-place-movement", "past-one-block"): 0.8,
+             ("in-place-movement", "order-dependent"): 0.8},
             {"order-dependent": 0.05, "race-right-values": 0.05, "differs-without-reduction": 0.05},
             {"oob": 0.3},
-            advice=lambda ev: "run compute-sanitizer racecheck; look for a missing barrier or atomic"),
+            advice=_race_advice),
     Profile("nondeterministic-reordering", "runs differ by a few ULP and nothing is grossly wrong",
             {("nondeterministic-ulp",): 0.5}, contradicts={"gross": 0.3},
             advice=lambda ev: "a reduction order that varies: not a bug if the tolerance covers it"),

@@ -17,7 +17,7 @@ from .._dtypes import PRECISIONS
 from .._results import CaseResult, SpecReport, Status
 from .._spec import Spec, Tensor
 from ..cases import Case, call_reference, fit, make_args, numel, params_of, shape_of, tensor_shapes, upcast
-from ._observe import most_severe_smallest, reads_bumped, vector_inputs
+from ._observe import error_of, most_severe_smallest, reads_bumped, vector_inputs
 from ._probe import Prober, ignored_region
 
 SIZES = (1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1024)
@@ -78,11 +78,17 @@ class Evidence:
     transposed: dict[int, CaseResult] = field(default_factory=dict)  # input index -> kernel vs ref(input^T)
     arange: list[Decoded] = field(default_factory=list)  # decoded wrong outputs
     arange_moves: bool = False  # on arange inputs, every expected value is an input's value (a data movement)
+    # ... and the outputs hold as many elements as the largest input: each input element moved somewhere (a flip, a
+    # roll, a transpose), not a selection of a few (a max, a gather of some rows)
+    arange_permutes: bool = False
     stages: list[tuple[str, CaseResult]] = field(default_factory=list)
     configs: list[tuple[str, CaseResult]] = field(default_factory=list)  # other launch configs, smallest case
     precisions: list[tuple[str, CaseResult]] = field(default_factory=list)  # other precisions, smallest case
     # input index, "boundary" | "far", the probe with the elements the reference ignores there raised by 1000
     ignored: list[tuple[int, str, CaseResult]] = field(default_factory=list)
+    # input index, "first" | "rest", the plain case, the probe with the input's rows padded and the padding raised
+    # by 1000 just past each row's end ("first") or farther ("rest")
+    padded: list[tuple[int, str, CaseResult, CaseResult]] = field(default_factory=list)
     lint: list[Any] = field(default_factory=list)  # static findings on the Spec's source file
     sanitizer: list[Any] = field(default_factory=list)  # compute-sanitizer findings (GPU)
     minimal: CaseResult | None = None
@@ -234,6 +240,30 @@ def transpose_invariant(spec: Spec, case: Case, i: int) -> bool:
         return False
 
 
+def square_case(spec: Spec, case: Case, i: int) -> Case | None:
+    """The case with input ``i``'s last two dims made equal, where the transposed-reference probe can run: the case
+    itself when they are, else the named one of them set to the other (a [32, H] table at H=32; an [M, N] matrix at
+    M=N=min(M, N)), within the Dims' constraints. None when they cannot be made equal or the input is not 2-D."""
+    t = spec.inputs[i]
+    dims: tuple[Any, ...] = tuple(getattr(t, "dims", None) or ())
+    if len(dims) < 2:
+        return None
+    a, b = dims[-2], dims[-1]
+    shape = shape_of(dims, case.sizes)
+    if shape[-1] == shape[-2] > 1:
+        return case
+    if isinstance(a, str) and isinstance(b, str):
+        n = min(shape[-2], shape[-1])
+        square = _with(case, {a: n, b: n}, spec)
+    elif isinstance(a, str) or isinstance(b, str):
+        named, k = (a, b) if isinstance(a, str) else (b, a)
+        square = _with(case, {str(named): int(k)}, spec)
+    else:
+        return None
+    s = shape_of(dims, square.sizes)
+    return square if s[-1] == s[-2] > 1 else None
+
+
 def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
     """On a failing case: repeats, zeroed outputs, ones per input, transposed references, arange decoded."""
     case = dataclasses.replace(case, axis="debug", skip=None, skip_kind=None)
@@ -241,6 +271,7 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
     ev.repeat = res
     ev.zeroed = p.run(case, "outputs", "outputs zeroed instead of poisoned", ("zeroed", None))
     probe_ignored(p, ev, case)
+    probe_padding(p, ev)
     tensors = _input_tensors(ev.spec)
     if len(tensors) > 1:
         for i in tensors:
@@ -251,13 +282,12 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
     if len(vectors) > 1:  # a scale and a shift read along one wrong axis: each alone at ones leaves the other wrong
         names = ", ".join(_name(ev.spec, i) for i in vectors)
         ev.vectors_ones = p.run(case, "input", f"{names} = ones", ("ones", tuple(vectors)))
-    sizes = case.sizes
     for i in tensors:
-        t = ev.spec.inputs[i]
-        assert isinstance(t, Tensor)
-        shape = shape_of(t.dims, sizes)
-        if len(shape) >= 2 and shape[-1] == shape[-2] > 1 and not transpose_invariant(ev.spec, case, i):
-            r = p.run(case, "transpose", f"reference of {_name(ev.spec, i)} transposed", ("transposed", i))
+        square = square_case(ev.spec, case, i)
+        if square is not None and not transpose_invariant(ev.spec, square, i):
+            at = "" if square == case else " at " + ", ".join(f"{d}={v}" for d, v in square.dims
+                                                               if v != case.sizes.get(d))
+            r = p.run(square, "transpose", f"reference of {_name(ev.spec, i)} transposed{at}", ("transposed", i))
             if r is not None:
                 ev.transposed[i] = r
     for prec in ev.spec.precisions:  # dtype: the same case in the Spec's other precisions
@@ -315,6 +345,49 @@ def probe_ignored(p: Prober, ev: Evidence, case: Case) -> None:
                 ev.ignored.append((i, "far", far))
 
 
+#: Inputs the padding probe tries, at most, and the largest case it pads (elements).
+PADDED_INPUTS = 3
+PAD_MAX = 2**24
+
+
+def probe_padding(p: Prober, ev: Evidence) -> None:
+    """Does the kernel read past the end of an input's rows? On the smallest failing case with finite wrong values,
+    each floating input the kernel only reads (three at most) is given as a view into rows padded with 1000 just
+    past their end; if that makes the kernel far more wrong, the padding farther away is tried too. Reading only
+    the first padding element is a bound off by one; reading farther, a tail of lanes with no mask."""
+    plain = _finite_failure(ev)
+    if plain is None:
+        return
+    case = dataclasses.replace(plain.case, axis="debug", skip=None, skip_kind=None, repeats=0)
+    for i in [i for i in _input_tensors(ev.spec) if not getattr(ev.spec.inputs[i], "mutated", False)][
+            :PADDED_INPUTS]:
+        name = _name(ev.spec, i)
+        first = p.run(case, "padding", f"{name}'s rows padded, 1000 just past their end",
+                      ("padded", (i, "first")))
+        if first is None:
+            continue
+        ev.padded.append((i, "first", plain, first))
+        if reads_bumped(first, plain):
+            rest = p.run(case, "padding", f"{name}'s rows padded, 1000 from the second element past their "
+                         "end on", ("padded", (i, "rest")))
+            if rest is not None:
+                ev.padded.append((i, "rest", plain, rest))
+
+
+def _finite_failure(ev: Evidence) -> CaseResult | None:
+    """The smallest case that computed finite wrong values (a NaN or an Inf hides how much worse a probe makes
+    it): the minimal one when it did, else among the failures of the matrix and the size sweep."""
+    cands = [ev.minimal] if ev.minimal is not None else []
+    cands += [r for r in ev.failing] + [r for rows in ev.sizes.values() for _, ok, r in rows if not ok]
+    finite = [r for r in cands if r is not None and r.status is Status.FAILED and r.case.axis != "large"
+              and math.isfinite(error_of(r)) and error_of(r) > 0 and case_elements(ev.spec, r.case) <= PAD_MAX]
+    if not finite:
+        return None
+    if ev.minimal in finite:
+        return ev.minimal
+    return min(finite, key=lambda r: case_elements(ev.spec, r.case))
+
+
 def _name(spec: Spec, i: int) -> str:
     return getattr(spec.inputs[i], "name", None) or f"input {i}"
 
@@ -329,7 +402,7 @@ def decode_arange(ev: Evidence, case: Case, prober: Prober) -> CaseResult | None
         # arange wraps in a 16-bit storage to stay exact (values repeat): decode where each value is one position
         c = dataclasses.replace(c, precision="fp32")
     res = prober.run(c, "pattern", "arange")
-    if res is None or res.status is not Status.FAILED:  # passed, not run, or raised: nothing to decode
+    if res is None or res.status not in (Status.FAILED, Status.PASSED):  # not run, or raised: nothing to decode
         return res
     try:
         args = make_args(spec, c, "cpu")
@@ -345,6 +418,9 @@ def decode_arange(ev: Evidence, case: Case, prober: Prober) -> CaseResult | None
     values = torch.cat(pool) if pool else torch.empty(0, dtype=torch.float64)
     ev.arange_moves = values.numel() > 0 and all(bool(torch.isin(x[torch.isfinite(x)], values).all())
                                                  for x in expected)
+    ev.arange_permutes = ev.arange_moves and sum(x.numel() for x in expected) >= max(p.numel() for p in pool)
+    if res.status is not Status.FAILED:  # passed: the movement is known, nothing to decode
+        return res
     for cmp, x in zip(res.comparisons, expected, strict=False):
         if tuple(x.shape) != tuple(cmp.shape):
             continue
