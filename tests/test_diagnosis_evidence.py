@@ -11,6 +11,7 @@ worded for the operation.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import itertools
 
@@ -24,7 +25,7 @@ from kcheck.diagnose._decide import decide
 from kcheck.diagnose._observe import Facts, Severity, severity
 from kcheck.diagnose._probe import Prober
 from kcheck.diagnose._rules import diagnose, score
-from kcheck.diagnose._sweep import Evidence, base_case, probe_case, sweep_sizes
+from kcheck.diagnose._sweep import Evidence, base_case, decode_arange, probe_case, sweep_sizes
 
 spec_of = importlib.import_module("debug_specs.evidence")
 
@@ -315,10 +316,11 @@ class _Seen:
         from types import SimpleNamespace
 
         self.observations = [Observation(k, k, 0.0) for k in kinds]
-        self.ev = SimpleNamespace(spec=spec_of.variance_one_pass)  # what the advice is worded for
+        # what the advice is worded for
+        self.ev = SimpleNamespace(spec=spec_of.variance_one_pass, arange_permutes=False)
 
-    def has(self, kind: str) -> bool:
-        return any(o.kind == kind for o in self.observations)
+    def has(self, *kinds: str) -> bool:
+        return any(o.kind in kinds for o in self.observations)
 
     def get(self, kind: str) -> list[Observation]:
         return [o for o in self.observations if o.kind == kind]
@@ -513,7 +515,7 @@ class _SeenWithExtras(_Seen):
         from types import SimpleNamespace
 
         super().__init__(*kinds)
-        self.ev = SimpleNamespace(spec=spec, failing=[])
+        self.ev = SimpleNamespace(spec=spec, failing=[], arange_permutes=False)
         self.blocks: list[tuple[str, int, int]] = []
         self.worst = Severity.GROSS
 
@@ -765,3 +767,26 @@ def test_a_table_read_with_swapped_strides_matches_the_transposed_reference_wher
     assert diag.top is not None and diag.top.key == "index-transposition", text
     assert "transposed-reference" in _kinds(diag.top.supports), text
     assert any(e.axis == "transpose" and "H=32" in e.label for e in diag.experiments), text
+
+
+def test_a_failure_that_does_not_come_back_on_the_same_inputs_is_timing_not_an_edge():
+    """As a GPU shows a racy in-place flip: no access checks, sizes that fail and pass at random (an edge pattern by
+    chance), and the smallest failing case passes when run again on the same inputs. That is timing: an edge bug
+    fails every run; the in-place movement makes it a race rather than a lost update."""
+    spec = spec_of.flip_inplace_race
+    report = kcheck.check(spec, tier="quick", large=False, interpreter_checks=False).specs[0]
+    ev = Evidence(spec, report, [r for r in report.cases if not r.ok])
+    ev.base = base_case(spec, report)
+    case = probe_case(ev)
+    assert case is not None and ev.minimal is not None and ev.minimal.status is Status.FAILED
+    decode_arange(ev, case, Prober(spec, detect(), 60))
+    without = diagnose(ev)
+    assert "flaky" not in {o.kind for o in Facts(ev).observations}
+    ev.repeat = dataclasses.replace(ev.minimal, status=Status.PASSED, comparisons=[])  # the same inputs, passing
+    facts = Facts(ev)
+    assert {"flaky", "in-place-movement"} <= _kinds(facts.observations)
+    causes = diagnose(ev, facts)
+    assert causes[0].key == "race", causes
+    edge = next((c for c in causes if c.key == "edge-guard"), None)
+    assert edge is None or ("flaky" in _kinds(edge.contradicts) and edge.score < 0.5), causes
+    assert without[0].key != "race" or "flaky" not in _kinds(without[0].supports)

@@ -138,6 +138,8 @@ OBSERVATIONS: dict[str, str] = {
     "reads-one-past": "the kernel reads the input elements just past those the reference uses, and no farther",
     "in-place-movement": "the reference only moves values (a flip, a roll, a transpose) and the kernel writes an "
                          "input in place: nothing accumulates, programs can read what others overwrote",
+    "reduces": "the outputs hold fewer elements than the largest input: each output combines several inputs",
+    "flaky": "the smallest failing case passed when run again on the same inputs (a GPU's timing decides)",
     "reads-ignored": "the kernel reads input elements the reference ignores, away from those it uses too",
 }
 

@@ -20,6 +20,7 @@ import torch
 from .._findings import Finding
 from .._results import CaseResult, ReasonKind, Status
 from .._spec import Spec, Tensor
+from ..cases import shape_of
 from ._causes import Observation
 
 if TYPE_CHECKING:  # the sweep collects the evidence and asks this module which failure is the most severe
@@ -258,9 +259,10 @@ class Facts:
             values = [r for v, r in bad_rows if v == min(bad)]
             first = values[0]
             # lost blocks lose whole partial results: a large error at once, not a rounding error that grows with n
-            gross = first.status is Status.FAILED and severity(first) >= Severity.GROSS and (
-                bool(first.findings) or any(c.mismatches and c.rel_l2 > 1e-2 for c in first.comparisons
-                                            if not c.passed))
+            # (the first size past the block may lose little: a second block of two rows beside one of 64)
+            gross = first.status is Status.FAILED and severity(first) >= Severity.GROSS and any(
+                bool(r.findings) or any(c.mismatches and c.rel_l2 > 1e-2 for c in r.comparisons if not c.passed)
+                for _, r in bad_rows)
             if gross and all(v > t for v in bad) and min(bad) > 2 and any(_pow2(v) or v % 32 == 0 for v in bad) \
                     and min(bad) <= 4 * t + 1 and all(r.status is Status.FAILED for _, r in bad_rows):
                 out.append((d, t, min(bad)))
@@ -319,6 +321,7 @@ class Facts:
         self._structure()
         self._layout()
         self._systematic()
+        self._reduces()
         self._repeats()
         self._severity(ev.failing)
         for dec in ev.decisions:
@@ -673,7 +676,26 @@ class Facts:
                 self.add("config-dependent", f"the smallest failing case passes with {good[0]} and fails with "
                          f"{failing}")
 
+    def _reduces(self) -> None:
+        """The outputs hold fewer elements than the largest input: each output combines several inputs (a sum, a
+        max, a norm), declared in ``Spec.reduce`` or not."""
+        r = self.ev.minimal
+        if r is None or not r.comparisons:
+            return
+        try:
+            ins = [math.prod(shape_of(t.dims, r.case.sizes)) for t in self.ev.spec.inputs if isinstance(t, Tensor)]
+        except Exception:  # dims the case does not size
+            return
+        out = sum(c.numel for c in r.comparisons)
+        if ins and 0 < out < max(ins):
+            self.add("reduces", f"the outputs hold {out} element(s), the largest input {max(ins)} ({r.case.id}): "
+                     "each output combines several inputs")
+
     def _repeats(self) -> None:
+        ev = self.ev
+        if ev.minimal is not None and ev.minimal.status is Status.FAILED and ev.repeat is not None and ev.repeat.ok:
+            self.add("flaky", f"the smallest failing case ({ev.minimal.case.id}) passed when run again on the same "
+                     "inputs: its failure depends on the timing of the programs, not on the data")
         det = self.ev.repeat.determinism if self.ev.repeat is not None else None
         if det is None or not det.differing:
             return

@@ -110,14 +110,16 @@ def _crash_prior(facts: Facts, prior: float) -> float:
     return prior + (0.1 if crashed and len(crashed) == len(failing) else 0.0)
 
 
+# a failure that does not come back on the same inputs is timing: a bound, an index or a formula is wrong every run
+_TIMING = {"flaky": 0.3}
 _AXIS = {"square-only": 0.3, "race-beyond-edge": 0.3, "past-one-block": 0.3, "nonfinite-large": 0.3,
-         "nonfinite-zero": 0.3}
+         "nonfinite-zero": 0.3, **_TIMING}
 
 PROFILES: list[Profile] = [
     Profile("no-op", "the output is exactly an input or zeros, or never written",
             {("noop",): 0.97, ("never-written",): 0.97},
             # a kernel that writes part of its output at other sizes runs: its grid or loop bounds drop the rest
-            contradicts={"partly-written": 0.3, "unwritten-tail": 0.3},
+            contradicts={"partly-written": 0.3, "unwritten-tail": 0.3, **_TIMING},
             advice=lambda ev: "check that the launcher launches the kernel and returns the buffer the kernel writes"),
     Profile("int32-overflow", "only the past-2**31 case fails (or, with nothing failing, the static int32 finding)",
             {("large-only",): 0.93, ("static-int32", "nothing-failed"): 0.55},
@@ -143,11 +145,12 @@ PROFILES: list[Profile] = [
             "no access out of bounds)",
             {("unwritten-tail",): 0.85, ("unwritten", "edge-pattern"): 0.85, ("edge-accesses-clean",): 0.8},
             {"edge-pattern": 0.05, "tail-errors": 0.03},
-            {"oob": 0.3, "square-only": 0.3, "race-beyond-edge": 0.3, "past-one-block": 0.3},
+            {"oob": 0.3, "square-only": 0.3, "race-beyond-edge": 0.3, "past-one-block": 0.3, **_TIMING},
             advice=lambda ev: "check the grid (triton.cdiv, not //) and the loop bounds over tiles"),
     Profile("missing-atomic", "right up to one block and wrong past it, or races between programs",
-            {("past-one-block",): 0.7, ("race-write-write",): 0.75, ("order-dependent",): 0.7},
-            {"race-between-programs": 0.08, "race-right-values": 0.08, "past-one-block": 0.08,
+            {("past-one-block",): 0.7, ("race-write-write",): 0.75, ("order-dependent",): 0.7,
+             ("flaky", "reduces"): 0.65},
+            {"race-between-programs": 0.08, "race-right-values": 0.08, "past-one-block": 0.08, "reduces": 0.03,
              "reduce-across-blocks": 0.06, "order-dependent": 0.08, "blocks-decided": 0.05},
             # lost updates stay inside the tensor: accesses past its end are an edge bug whose stores land on other
             # programs' elements; a program reading others' results unordered is a race, not a lost update
@@ -199,13 +202,14 @@ PROFILES: list[Profile] = [
             # another input at ones righting the values too: constant data hides any element read in the wrong
             # place (a race on a stale tile, a wrong offset), not the per-channel operand's axis in particular
             # the operand read past its end only at sizes that are not multiples of a block: its load lacks the mask
-            {"transposed-reference": 0.3, "vector-ones-fails": 0.3, "ones-rescues": 0.3, "vector-edge": 0.3},
+            {"transposed-reference": 0.3, "vector-ones-fails": 0.3, "ones-rescues": 0.3, "vector-edge": 0.3,
+             **_TIMING},
             advice=lambda ev: "check which index the per-channel operand is read with (column vs row, % N vs % M)"),
     Profile("index-transposition", "passes on square shapes only, or matches a transposed reference",
             {("transposed-reference",): 0.9, ("arange-transposed",): 0.9, ("square-only",): 0.8,
              ("swapped-roles",): 0.8, ("arange-misplaced",): 0.6},
             {"everywhere-wrong": 0.15, "ones-rescues": 0.1},
-            {"vector-ones-rescues": 0.3, "systematic-error": 0.3, "layout-only": 0.3},
+            {"vector-ones-rescues": 0.3, "systematic-error": 0.3, "layout-only": 0.3, **_TIMING},
             advice=lambda ev: "check the strides and the order of the indices (row * stride_row + col * stride_col); "
             "on arange inputs, read which element each wrong output came from"),
     Profile("missing-syncthreads", "a racecheck hazard in shared memory (or runs that differ, with shared memory)",
@@ -227,7 +231,7 @@ PROFILES: list[Profile] = [
             # one of them covers the tensor, read what another has overwritten
             {("nondeterministic",): 0.75, ("race-read-only",): 0.78,
              ("in-place-movement", "race-between-programs"): 0.85, ("in-place-movement", "past-one-block"): 0.8,
-             ("in-place-movement", "order-dependent"): 0.8},
+             ("in-place-movement", "order-dependent"): 0.8, ("in-place-movement", "flaky"): 0.85, ("flaky",): 0.6},
             {"order-dependent": 0.05, "race-right-values": 0.05, "differs-without-reduction": 0.05},
             {"oob": 0.3},
             advice=_race_advice),
@@ -248,7 +252,8 @@ PROFILES: list[Profile] = [
             {"square-only": 0.3, "edge-pattern": 0.3, "past-one-block": 0.3, "oob": 0.3, "layout-only": 0.3,
              "low-precision-only": 0.3, "large-mean-only": 0.3, "transposed-reference": 0.3,
              "arange-transposed": 0.3, "arange-misplaced": 0.3, "vector-ones-rescues": 0.3, "zeroed-rescues": 0.3,
-             "race-between-programs": 0.3, "nondeterministic": 0.3, "reads-one-past": 0.3, "reads-ignored": 0.3},
+             "race-between-programs": 0.3, "nondeterministic": 0.3, "reads-one-past": 0.3, "reads-ignored": 0.3,
+             **_TIMING},
             advice=lambda ev: "compare the kernel's constants and coefficients with the reference's term by term "
             "(a scale such as 1/ln 2 for exp2, a beta, an eps, a 1/n); run one tiny case by hand"),
     Profile("kernel-raises", "the kernel or its launcher raised",
@@ -281,7 +286,7 @@ def _extra_observations(facts: Facts) -> None:
         if d in reduce:
             facts.add("reduce-across-blocks", f"{d} is a reduction dimension: its blocks' partial results must be "
                       "combined")
-    if facts.has("nondeterministic") and not reduce and not facts.has("race-write-write"):
+    if facts.has("nondeterministic") and not reduce and not facts.has("race-write-write", "reduces"):
         facts.add("differs-without-reduction", "runs on the same inputs differ, and no dimension is reduced across "
                   "programs: a program reads what another writes, not a partial result lost")
     if facts.has("oob-vector") and facts.has("edge-pattern"):
