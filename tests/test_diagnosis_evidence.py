@@ -790,3 +790,44 @@ def test_a_failure_that_does_not_come_back_on_the_same_inputs_is_timing_not_an_e
     edge = next((c for c in causes if c.key == "edge-guard"), None)
     assert edge is None or ("flaky" in _kinds(edge.contradicts) and edge.score < 0.5), causes
     assert without[0].key != "race" or "flaky" not in _kinds(without[0].supports)
+
+
+def test_a_bound_one_short_in_a_reduction_is_an_off_by_one_not_a_wrong_constant(tmp_path):
+    """A row mean whose mask stops one short: wrong by a fraction at every length (it looks like a wrong constant),
+    no access out of bounds. Raising the last element of each row leaves the kernel where the reference moves;
+    raising the one before it, or the first, does not."""
+    diag = debug(spec_of.row_mean_one_short, budget=40, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "off-by-one-mask", text
+    assert "ignores-last" in _kinds(diag.top.supports), text
+    const = _cause(diag, "wrong-constant")
+    assert const is None or ("ignores-last" in _kinds(const.contradicts) and const.score < 0.5), text
+
+
+def test_a_reduction_that_skips_its_last_partial_block_is_a_dropped_tail_not_a_no_op(tmp_path):
+    """A row sum whose loop stops at the last whole block: exactly zeros below one block (a no-op's output), yet it
+    passes at every multiple of the block, so it computes; raising the last elements (and the one before) leaves it
+    unmoved where raising the first does not."""
+    diag = debug(spec_of.row_sum_tail_skipped, budget=40, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "tail-tile-dropped", text
+    assert "ignores-tail" in _kinds(diag.top.supports), text
+    noop = _cause(diag, "no-op")
+    assert noop is None or ("edge-pattern" in _kinds(noop.contradicts) and noop.score < 0.5), text
+
+
+def test_tiles_that_no_program_writes_inside_the_output_are_an_index_error_not_a_dropped_tail(tmp_path):
+    """Programs mapped to tiles with the wrong tile count: some tiles written twice, others never, inside the output
+    as well as at its end; a grid that stops short leaves only a tail."""
+    diag = debug(spec_of.tile_ids_swapped, budget=40, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "index-transposition", text
+    tail = _cause(diag, "tail-tile-dropped")
+    assert tail is None or ("unwritten-interior" in _kinds(tail.contradicts) and tail.score < 0.5), text
+
+
+def test_a_read_past_the_end_makes_a_rescue_by_zeroed_outputs_no_uninitialized_accumulator():
+    """An unmasked elementwise kernel on a GPU (H200): memcheck sees reads past the inputs' end, and zeroing the
+    output (whose memory those reads may land in) rights the values; the accumulator is not the story."""
+    assert _ranked("zeroed-rescues", "oob", "oob-wide", "tail-errors")[0] == "edge-guard"
+    assert _ranked("zeroed-rescues")[0] == "uninitialized-accumulator"

@@ -721,3 +721,92 @@ relpos_table_transposed = kcheck.Spec(
     dims={"H": kcheck.Dim(nominal=4, max=64, real=()), "Q": kcheck.Dim(nominal=8, max=64, real=()),
           "K": kcheck.Dim(nominal=48, max=256, real=())},
     dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1)
+
+
+# -- a row mean whose mask stops one short (cols < N - 1): the last element of every row is never read -----------
+# -- (no access out of bounds, no edge pattern: wrong at every length, by a fraction, like a wrong constant) --------
+
+
+@triton.jit
+def _mean_short_kernel(x_ptr, out_ptr, N, stride, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK_N], dtype=tl.float32)
+    for start in range(0, N, BLOCK_N):
+        cols = start + tl.arange(0, BLOCK_N)
+        acc += tl.load(x_ptr + row * stride + cols, mask=cols < N - 1, other=0.0)  # BUG: cols < N
+    tl.store(out_ptr + row, tl.sum(acc, axis=0) / N)
+
+
+def _mean_short(x: torch.Tensor) -> torch.Tensor:
+    M, N = x.shape
+    out = torch.empty(M, dtype=x.dtype, device=x.device)
+    if M:
+        _mean_short_kernel[(M,)](x, out, N, x.stride(0), BLOCK_N=64)
+    return out
+
+
+row_mean_one_short = kcheck.Spec(
+    name="row_mean_one_short", kernel=_mean_short, reference=lambda x: x.mean(-1), inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=8, max=64, real=()), "N": kcheck.Dim(nominal=100, min=2, max=512, real=())},
+    dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1, reduce=["N"])
+
+
+# -- a row sum whose loop stops at the last whole block: below one block nothing is read (the output is exactly ---
+# -- zeros, like a kernel that never runs), above it the last partial block is skipped -------------------------------
+
+
+@triton.jit
+def _sum_whole_blocks_kernel(x_ptr, out_ptr, N, stride, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK_N], dtype=tl.float32)
+    for start in range(0, (N // BLOCK_N) * BLOCK_N, BLOCK_N):  # BUG: range(0, N, BLOCK_N), with the mask
+        cols = start + tl.arange(0, BLOCK_N)
+        acc += tl.load(x_ptr + row * stride + cols)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
+
+
+def _sum_whole_blocks(x: torch.Tensor) -> torch.Tensor:
+    M, N = x.shape
+    out = torch.empty(M, dtype=x.dtype, device=x.device)
+    if M:
+        _sum_whole_blocks_kernel[(M,)](x, out, N, x.stride(0), BLOCK_N=32)
+    return out
+
+
+row_sum_tail_skipped = kcheck.Spec(
+    name="row_sum_tail_skipped", kernel=_sum_whole_blocks, reference=lambda x: x.sum(-1),
+    inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=8, max=64, real=()), "N": kcheck.Dim(nominal=100, max=512, real=())},
+    dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1, reduce=["N"])
+
+
+# -- a tiled scale whose flat program id is split with the wrong tile count: tiles are covered twice or never ------
+# -- (right wherever the two tile counts are equal) -------------------------------------------------------------------
+
+
+@triton.jit
+def _tile_scale_kernel(x_ptr, out_ptr, M, N, tiles_m, tiles_n, BM: tl.constexpr, BN: tl.constexpr):
+    pid = tl.program_id(0)
+    tm = pid // tiles_m  # BUG: pid // tiles_n
+    tn = pid % tiles_m  # BUG: pid % tiles_n
+    rows = tm * BM + tl.arange(0, BM)
+    cols = tn * BN + tl.arange(0, BN)
+    mask = (rows < M)[:, None] & (cols < N)[None, :]
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=mask)
+    tl.store(out_ptr + rows[:, None] * N + cols[None, :], x * 3.0, mask=mask)
+
+
+def _tile_scale(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    M, N = x.shape
+    out = torch.empty_like(x)
+    if x.numel():
+        tm, tn = triton.cdiv(M, 16), triton.cdiv(N, 16)
+        _tile_scale_kernel[(tm * tn,)](x, out, M, N, tm, tn, BM=16, BN=16)
+    return out
+
+
+tile_ids_swapped = kcheck.Spec(
+    name="tile_ids_swapped", kernel=_tile_scale, reference=lambda x: x * 3.0, inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=64, max=256, real=()), "N": kcheck.Dim(nominal=32, max=256, real=())},
+    dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1)

@@ -452,6 +452,16 @@ class Facts:
             if tails:
                 self.add("unwritten-tail", f"{tails[0].output}: the unwritten elements are the "
                          f"{tails[0].location.text}")
+        # every wrong element unwritten, and they are not a tail: whole tiles inside the output that no program
+        # covered (programs mapped to the wrong tiles, some twice), not a grid that stops short of the end
+        inside = [(r, c) for r in self.results if not r.ok for c in r.comparisons
+                  if not c.passed and 0 < c.unwritten < c.numel and c.unwritten == c.mismatches
+                  and not c.location.kind.startswith("tail")]
+        if inside:
+            r, c = inside[0]
+            self.add("unwritten-interior", f"{c.output}: {c.unwritten} of {c.numel} elements never written in "
+                     f"{r.case.id}, {c.location.text}: not a tail past the last block, but parts inside the output "
+                     "no program wrote")
         tail = [c for r in failing if self.counts(r) for c in r.comparisons
                 if not c.passed and c.location.kind.startswith("tail")]
         if tail:
@@ -627,6 +637,25 @@ class Facts:
                          f"from {error_of(plain):.3g} to {error_of(first):.3g}; 1000 farther changes nothing): a "
                          "bound off by one")
 
+    def _ends(self) -> None:
+        for i, k, plain, runs in self.ev.ends:
+            last, before, first = runs.get(-1), runs.get(-2), runs.get(0)
+            if last is None or before is None or first is None or not reads_bumped(last, plain):
+                continue
+            seen = max(error_of(first), error_of(plain), 1e-6)
+            if not error_of(last) > READS_FACTOR * seen:  # the error grows wherever an element is raised
+                continue
+            name = _name(self.ev, i)
+            what = (f"{plain.case.id}: raising the last elements of {name} along axis {k} by 1000 takes the error "
+                    f"from {error_of(plain):.3g} to {error_of(last):.3g}, raising the first to {error_of(first):.3g}")
+            if error_of(before) > READS_FACTOR * seen:
+                self.add("ignores-tail", f"{what}, the ones before the last to {error_of(before):.3g}: the kernel "
+                         "never reads the last elements of the axis (a loop or a grid that stops at the last whole "
+                         "block)")
+            else:
+                self.add("ignores-last", f"{what}, the ones before the last to {error_of(before):.3g}: the kernel "
+                         "never reads the last element of the axis, and reads the one before it (a bound one short)")
+
     def _structure(self) -> None:
         ev = self.ev
         if ev.zeroed is not None and ev.zeroed.ok and ev.minimal is not None:
@@ -634,6 +663,7 @@ class Facts:
                      f"({ev.minimal.case.id}): the kernel reads its output before writing it")
         self._ignored()
         self._padding()
+        self._ends()
         vectors = vector_inputs(ev.spec)
         if vectors:
             words = "; ".join(f"{_name(ev, i)} is {operand_words(ev.spec, i)}" for i in vectors)

@@ -268,10 +268,28 @@ def padded(spec: Spec, index: int, region: str) -> Spec:
     return transformed(spec, t, reference_too=False)
 
 
+def end_bumped(spec: Spec, index: int, dim: int, pos: int) -> Spec:
+    """The Spec whose kernel and reference both see input ``index`` with its elements at position ``pos`` along
+    ``dim`` (-1: the last, -2: the one before, 0: the first) raised by ``BUMP``. A kernel that reads them moves with
+    the reference; one whose loop or mask stops short of the end (``< n - 1``, a last partial tile skipped) does not
+    see the last ones, and its error grows by far more there than at the first."""
+
+    def t(args: list[Any]) -> list[Any]:
+        out = list(args)
+        x = args[index]
+        if isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() > 0 and x.shape[dim] > abs(pos):
+            y = same_layout(x)
+            y.select(dim, pos).add_(BUMP)
+            out[index] = y
+        return out
+
+    return transformed(spec, t)
+
+
 #: A probe's change of the Spec, described so that a worker process can rebuild it from the Spec's module:
 #: ("scaled", factor), ("ones", input index or a tuple of them), ("transposed", input index), ("zeroed", None),
 #: ("stage", name), ("swapped", (i, j)), ("ignored", (input index, "boundary" | "far")),
-#: ("padded", (input index, "first" | "rest")).
+#: ("padded", (input index, "first" | "rest")), ("end", (input index, dim, position)).
 Variant = tuple[str, Any]
 
 
@@ -289,6 +307,8 @@ def apply_variant(spec: Spec, variant: Variant) -> Spec:
         return swapped_inputs(spec, int(arg[0]), int(arg[1]))
     if kind == "ignored":
         return ignored_bumped(spec, int(arg[0]), str(arg[1]))
+    if kind == "end":
+        return end_bumped(spec, int(arg[0]), int(arg[1]), int(arg[2]))
     if kind == "padded":
         return padded(spec, int(arg[0]), str(arg[1]))
     if kind == "stage":

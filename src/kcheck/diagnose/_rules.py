@@ -119,7 +119,9 @@ PROFILES: list[Profile] = [
     Profile("no-op", "the output is exactly an input or zeros, or never written",
             {("noop",): 0.97, ("never-written",): 0.97},
             # a kernel that writes part of its output at other sizes runs: its grid or loop bounds drop the rest
-            contradicts={"partly-written": 0.3, "unwritten-tail": 0.3, **_TIMING},
+            # and one that passes at every multiple of a block, or up to one block, computes there
+            contradicts={"partly-written": 0.3, "unwritten-tail": 0.3, "edge-pattern": 0.3, "past-one-block": 0.3,
+                         **_TIMING},
             advice=lambda ev: "check that the launcher launches the kernel and returns the buffer the kernel writes"),
     Profile("int32-overflow", "only the past-2**31 case fails (or, with nothing failing, the static int32 finding)",
             {("large-only",): 0.93, ("static-int32", "nothing-failed"): 0.55},
@@ -132,20 +134,23 @@ PROFILES: list[Profile] = [
             {"oob": 0.1, "edge-decided": 0.1, "crash-illegal-address": 0.05, "config-dependent": 0.05,
              "vector-edge": 0.05},
             {**_AXIS, "oob-single-lane": 0.15, "ragged-passes": 0.3, "edge-accesses-clean": 0.3,
-             "layout-only": 0.3, "systematic-error": 0.3, "oob-vector": 0.3, "reads-one-past": 0.15},
+             "layout-only": 0.3, "systematic-error": 0.3, "oob-vector": 0.3, "reads-one-past": 0.15,
+             "unwritten-interior": 0.3, "ignores-last": 0.3, "ignores-tail": 0.3},
             advice=lambda ev: "add the bounds mask (offs < n) to the load/store at the line the checks name; run "
             "compute-sanitizer memcheck (or kcheck in the interpreter) on the failing size for the line"),
     Profile("off-by-one-mask", "each out-of-bounds access is a single lane, one element past the end (or only the "
             "last element wrong)",
             {("oob-single-lane", "edge-pattern"): 0.88, ("oob-single-lane",): 0.7, ("last-element-wrong",): 0.75,
-             ("reads-one-past",): 0.88},
+             ("reads-one-past",): 0.88, ("ignores-last",): 0.85},
             {"edge-pattern": 0.0}, {**_AXIS, "reads-ignored": 0.3},
             advice=lambda ev: "check the mask's comparison: offs < n, not offs <= n"),
     Profile("tail-tile-dropped", "output elements never written past the last full block (or an edge pattern with "
             "no access out of bounds)",
-            {("unwritten-tail",): 0.85, ("unwritten", "edge-pattern"): 0.85, ("edge-accesses-clean",): 0.8},
+            {("unwritten-tail",): 0.85, ("unwritten", "edge-pattern"): 0.85, ("edge-accesses-clean",): 0.8,
+             ("ignores-tail", "edge-pattern"): 0.85, ("ignores-tail",): 0.7},
             {"edge-pattern": 0.05, "tail-errors": 0.03},
-            {"oob": 0.3, "square-only": 0.3, "race-beyond-edge": 0.3, "past-one-block": 0.3, **_TIMING},
+            {"oob": 0.3, "square-only": 0.3, "race-beyond-edge": 0.3, "past-one-block": 0.3,
+             "unwritten-interior": 0.3, **_TIMING},
             advice=lambda ev: "check the grid (triton.cdiv, not //) and the loop bounds over tiles"),
     Profile("missing-atomic", "right up to one block and wrong past it, or races between programs",
             {("past-one-block",): 0.7, ("race-write-write",): 0.75, ("order-dependent",): 0.7,
@@ -192,7 +197,9 @@ PROFILES: list[Profile] = [
             # kcheck's poison is the same at every run: a kernel reading it is wrong the same way each time; runs on
             # the same inputs that differ by more than reordering are a race (a zeroed run that passed was luck)
             # and it is wrong at every shape: passing every square one is an index, a never-written tail a bound
-            contradicts={"nondeterministic": 0.3, "square-only": 0.3, "unwritten-tail": 0.3},
+            # a kernel that reads past a tensor's end may read the output's memory next to it: zeroing that changes
+            # what it reads, so the rescue says nothing about an accumulator
+            contradicts={"nondeterministic": 0.3, "square-only": 0.3, "unwritten-tail": 0.3, "oob": 0.3},
             advice=lambda ev: "initialise the accumulator (tl.zeros / 0.0f) instead of loading the output; or zero "
             "the output in the launcher"),
     Profile("wrong-axis", "a per-channel operand (1-D, or broadcast along a dimension), and failures that need two "
@@ -207,7 +214,7 @@ PROFILES: list[Profile] = [
             advice=lambda ev: "check which index the per-channel operand is read with (column vs row, % N vs % M)"),
     Profile("index-transposition", "passes on square shapes only, or matches a transposed reference",
             {("transposed-reference",): 0.9, ("arange-transposed",): 0.9, ("square-only",): 0.8,
-             ("swapped-roles",): 0.8, ("arange-misplaced",): 0.6},
+             ("swapped-roles",): 0.8, ("arange-misplaced",): 0.6, ("unwritten-interior",): 0.6},
             {"everywhere-wrong": 0.15, "ones-rescues": 0.1},
             {"vector-ones-rescues": 0.3, "systematic-error": 0.3, "layout-only": 0.3, **_TIMING},
             advice=lambda ev: "check the strides and the order of the indices (row * stride_row + col * stride_col); "
@@ -253,7 +260,7 @@ PROFILES: list[Profile] = [
              "low-precision-only": 0.3, "large-mean-only": 0.3, "transposed-reference": 0.3,
              "arange-transposed": 0.3, "arange-misplaced": 0.3, "vector-ones-rescues": 0.3, "zeroed-rescues": 0.3,
              "race-between-programs": 0.3, "nondeterministic": 0.3, "reads-one-past": 0.3, "reads-ignored": 0.3,
-             **_TIMING},
+             "ignores-last": 0.3, "ignores-tail": 0.3, **_TIMING},
             advice=lambda ev: "compare the kernel's constants and coefficients with the reference's term by term "
             "(a scale such as 1/ln 2 for exp2, a beta, an eps, a 1/n); run one tiny case by hand"),
     Profile("kernel-raises", "the kernel or its launcher raised",

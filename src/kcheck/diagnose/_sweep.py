@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,6 +87,8 @@ class Evidence:
     precisions: list[tuple[str, CaseResult]] = field(default_factory=list)  # other precisions, smallest case
     # input index, "boundary" | "far", the probe with the elements the reference ignores there raised by 1000
     ignored: list[tuple[int, str, CaseResult]] = field(default_factory=list)
+    # input index, dim, the plain case, {position along dim: the probe with the elements there raised by 1000}
+    ends: list[tuple[int, int, CaseResult, dict[int, CaseResult]]] = field(default_factory=list)
     # input index, "first" | "rest", the plain case, the probe with the input's rows padded and the padding raised
     # by 1000 just past each row's end ("first") or farther ("rest")
     padded: list[tuple[int, str, CaseResult, CaseResult]] = field(default_factory=list)
@@ -272,6 +275,7 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
     ev.zeroed = p.run(case, "outputs", "outputs zeroed instead of poisoned", ("zeroed", None))
     probe_ignored(p, ev, case)
     probe_padding(p, ev)
+    probe_ends(p, ev)
     tensors = _input_tensors(ev.spec)
     if len(tensors) > 1:
         for i in tensors:
@@ -374,13 +378,62 @@ def probe_padding(p: Prober, ev: Evidence) -> None:
                 ev.padded.append((i, "rest", plain, rest))
 
 
-def _finite_failure(ev: Evidence) -> CaseResult | None:
+#: Inputs the end probe tries, at most.
+END_INPUTS = 2
+
+
+def probe_ends(p: Prober, ev: Evidence) -> None:
+    """Does the kernel see the last elements along an axis? The elements at the end of an input's axis are raised
+    by 1000 for the kernel and the reference alike; where that makes the kernel far more wrong, the one before the
+    end and the first are raised too. A kernel that stops one short (``< n - 1``) ignores only the last; one that
+    skips the last partial tile ignores several. The case: where sizes fail only off the multiples of a block, that
+    dimension at two blocks and 5 (a tail of 5 elements); else the smallest case with finite wrong values."""
+    from ._observe import Facts  # the size patterns the evidence gathered so far
+
+    edge = Facts(ev).edge
+    plain: CaseResult | None = None
+    axes: list[tuple[int, int]] = []
+    if edge and ev.base is not None:
+        d, b, _ = edge[0]
+        case = _with(ev.base, {d: 2 * b + 5}, ev.spec)
+        if case.sizes[d] % b >= 2 and case_elements(ev.spec, case) <= PAD_MAX:
+            case = dataclasses.replace(case, axis="debug", skip=None, skip_kind=None, repeats=0)
+            plain = p.run(case, "ends", f"{d}={case.sizes[d]} (a tail of {case.sizes[d] % b} past whole blocks)")
+            axes = [(i, k) for i in _input_tensors(ev.spec) for k, x in enumerate(_dims(ev.spec, i)) if x == d]
+    if plain is None:  # an axis of 8 elements at least: the last, the one before and the first apart from the rest
+        axes = [(i, len(_dims(ev.spec, i)) - 1) for i in _input_tensors(ev.spec) if _dims(ev.spec, i)]
+        plain = _finite_failure(ev, lambda c: any(shape_of(_dims(ev.spec, i), c.sizes)[k] >= 8 for i, k in axes))
+    if plain is None or plain.status is not Status.FAILED or not math.isfinite(error_of(plain)):
+        return
+    case = dataclasses.replace(plain.case, axis="debug", skip=None, skip_kind=None, repeats=0)
+    axes = [(i, k) for i, k in axes if not getattr(ev.spec.inputs[i], "mutated", False)
+            and shape_of(_dims(ev.spec, i), case.sizes)[k] >= 3][:END_INPUTS]
+    for i, k in axes:
+        name = _name(ev.spec, i)
+        runs: dict[int, CaseResult] = {}
+        for pos, where in ((-1, "the last"), (-2, "the one before the last"), (0, "the first")):
+            r = p.run(case, "ends", f"{name}: {where} along axis {k} + 1000", ("end", (i, k, pos)))
+            if r is None:
+                break
+            runs[pos] = r
+            if pos == -1 and not reads_bumped(r, plain):
+                break  # the kernel moves with the reference at the end: nothing ignored there
+        ev.ends.append((i, k, plain, runs))
+
+
+def _dims(spec: Spec, i: int) -> tuple[str | int, ...]:
+    return tuple(getattr(spec.inputs[i], "dims", None) or ())
+
+
+def _finite_failure(ev: Evidence, keep: Callable[[Case], bool] = lambda c: True) -> CaseResult | None:
     """The smallest case that computed finite wrong values (a NaN or an Inf hides how much worse a probe makes
-    it): the minimal one when it did, else among the failures of the matrix and the size sweep."""
+    it), among those ``keep`` accepts: the minimal one when it did, else among the failures of the matrix and the
+    size sweep."""
     cands = [ev.minimal] if ev.minimal is not None else []
     cands += [r for r in ev.failing] + [r for rows in ev.sizes.values() for _, ok, r in rows if not ok]
     finite = [r for r in cands if r is not None and r.status is Status.FAILED and r.case.axis != "large"
-              and math.isfinite(error_of(r)) and error_of(r) > 0 and case_elements(ev.spec, r.case) <= PAD_MAX]
+              and math.isfinite(error_of(r)) and error_of(r) > 0 and case_elements(ev.spec, r.case) <= PAD_MAX
+              and keep(r.case)]
     if not finite:
         return None
     if ev.minimal in finite:
