@@ -270,16 +270,17 @@ def padded(spec: Spec, index: int, region: str) -> Spec:
 
 def end_bumped(spec: Spec, index: int, dim: int, pos: int) -> Spec:
     """The Spec whose kernel and reference both see input ``index`` with its elements at position ``pos`` along
-    ``dim`` (-1: the last, -2: the one before, 0: the first) raised by ``BUMP``. A kernel that reads them moves with
-    the reference; one whose loop or mask stops short of the end (``< n - 1``, a last partial tile skipped) does not
-    see the last ones, and its error grows by far more there than at the first."""
+    ``dim`` (-1: the last, -2: the one before, 0: the first) set to NaN. A kernel that reads them gives NaN where
+    the reference does; one whose loop or mask stops short of the end (``< n - 1``, a last partial tile skipped)
+    does not see the last ones and stays finite where the reference is NaN. NaN rather than a large value: a
+    saturating operation (a sigmoid, a clamp) hides a large value, and NaN goes through it."""
 
     def t(args: list[Any]) -> list[Any]:
         out = list(args)
         x = args[index]
         if isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() > 0 and x.shape[dim] > abs(pos):
             y = same_layout(x)
-            y.select(dim, pos).add_(BUMP)
+            y.select(dim, pos).fill_(float("nan"))
             out[index] = y
         return out
 

@@ -18,7 +18,7 @@ from .._dtypes import PRECISIONS
 from .._results import CaseResult, SpecReport, Status
 from .._spec import Spec, Tensor
 from ..cases import Case, call_reference, fit, make_args, numel, params_of, shape_of, tensor_shapes, upcast
-from ._observe import error_of, most_severe_smallest, reads_bumped, vector_inputs
+from ._observe import error_of, ignores_nan, most_severe_smallest, reads_bumped, vector_inputs
 from ._probe import Prober, ignored_region
 
 SIZES = (1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1024)
@@ -383,13 +383,16 @@ END_INPUTS = 2
 
 
 def probe_ends(p: Prober, ev: Evidence) -> None:
-    """Does the kernel see the last elements along an axis? The elements at the end of an input's axis are raised
-    by 1000 for the kernel and the reference alike; where that makes the kernel far more wrong, the one before the
-    end and the first are raised too. A kernel that stops one short (``< n - 1``) ignores only the last; one that
-    skips the last partial tile ignores several. The case: where sizes fail only off the multiples of a block, that
-    dimension at two blocks and 5 (a tail of 5 elements); else the smallest case with finite wrong values."""
+    """Does a reducing kernel see the last elements along an axis? The elements at the end of an input's axis are
+    set to NaN for the kernel and the reference alike; where the kernel stays finite while the reference gives NaN,
+    the one before the end and the first are set to NaN too. A kernel that stops one short (``< n - 1``) ignores
+    only the last; one that skips the last partial tile ignores several. The case: where sizes fail only off the
+    multiples of a block, that dimension at two blocks and 5 (a tail of 5 elements); else the smallest case with
+    finite wrong values and an axis of 8 elements at least."""
     from ._observe import Facts  # the size patterns the evidence gathered so far
 
+    if not any(_reduces(ev.spec, r) for r in ev.failing if r.comparisons):
+        return
     edge = Facts(ev).edge
     plain: CaseResult | None = None
     axes: list[tuple[int, int]] = []
@@ -403,7 +406,8 @@ def probe_ends(p: Prober, ev: Evidence) -> None:
     if plain is None:  # an axis of 8 elements at least: the last, the one before and the first apart from the rest
         axes = [(i, len(_dims(ev.spec, i)) - 1) for i in _input_tensors(ev.spec) if _dims(ev.spec, i)]
         plain = _finite_failure(ev, lambda c: any(shape_of(_dims(ev.spec, i), c.sizes)[k] >= 8 for i, k in axes))
-    if plain is None or plain.status is not Status.FAILED or not math.isfinite(error_of(plain)):
+    if plain is None or plain.status is not Status.FAILED or not math.isfinite(error_of(plain)) \
+            or not _reduces(ev.spec, plain):
         return
     case = dataclasses.replace(plain.case, axis="debug", skip=None, skip_kind=None, repeats=0)
     axes = [(i, k) for i, k in axes if not getattr(ev.spec.inputs[i], "mutated", False)
@@ -412,13 +416,22 @@ def probe_ends(p: Prober, ev: Evidence) -> None:
         name = _name(ev.spec, i)
         runs: dict[int, CaseResult] = {}
         for pos, where in ((-1, "the last"), (-2, "the one before the last"), (0, "the first")):
-            r = p.run(case, "ends", f"{name}: {where} along axis {k} + 1000", ("end", (i, k, pos)))
+            r = p.run(case, "ends", f"{name}: {where} along axis {k} = NaN", ("end", (i, k, pos)))
             if r is None:
                 break
             runs[pos] = r
-            if pos == -1 and not reads_bumped(r, plain):
-                break  # the kernel moves with the reference at the end: nothing ignored there
+            if pos == -1 and not ignores_nan(r):
+                break  # the kernel gives NaN where the reference does: it reads the last elements
         ev.ends.append((i, k, plain, runs))
+
+
+def _reduces(spec: Spec, res: CaseResult) -> bool:
+    """The case's outputs hold fewer elements than its largest input: each output combines several inputs. Only
+    there does an output stay finite for want of reading a NaN input; an elementwise kernel's wrong tail outputs
+    miss the NaN put there whatever the bug (their own evidence: the unwritten or wrong tail)."""
+    ins = [math.prod(shape_of(_dims(spec, i), res.case.sizes)) for i in _input_tensors(spec)]
+    out = sum(c.numel for c in res.comparisons)
+    return bool(ins) and 0 < out < max(ins)
 
 
 def _dims(spec: Spec, i: int) -> tuple[str | int, ...]:
