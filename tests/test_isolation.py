@@ -154,3 +154,46 @@ def test_a_fresh_worker_preloads_every_backend_and_ignores_a_failing_one(monkeyp
     monkeypatch.setattr(_isolate, "backends", lambda: (Fake("a", True), Fake("b", False)))
     _isolate._preload_backends()
     assert [name for name, _ in calls] == ["a", "b"]
+
+
+def test_a_worker_that_does_not_start_is_tried_again_and_never_blamed_on_the_kernel(monkeypatch):
+    """A worker can die before it runs anything of the user's (on a GPU, its CUDA start out of memory while another
+    worker's past-2**31 case holds the device). It is tried once more; a second failure is a case no worker could
+    run (ERROR of kind NO_WORKER), not a crash of the kernel, and the debugger leaves it out of its evidence."""
+    from kcheck import ReasonKind
+    from kcheck._discover import locate
+    from kcheck.run import Isolated, _isolate
+
+    spec = importlib.import_module("isolation.crash_and_hang").spec
+    case = next(c for c in kcheck.matrix(spec, large=False) if c.sizes["N"] == 1)
+    ref = locate(spec)
+    assert ref is not None
+    monkeypatch.setattr(_isolate, "RESTART_PAUSE", 0.0)
+    ready = _isolate.Isolated._ready
+    calls = []
+
+    def fails_first(self):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 1:
+            raise _isolate._NoWorker("the worker did not start: exit status 1")
+        return ready(self)
+
+    monkeypatch.setattr(_isolate.Isolated, "_ready", fails_first)
+    w = Isolated(60)
+    try:
+        res = w.run(ref, case)
+    finally:
+        w.close()
+    assert res.status is Status.PASSED and len(calls) == 2, res.reasons  # the second start ran the case
+
+    def never(self):  # type: ignore[no-untyped-def]
+        raise _isolate._NoWorker("the worker did not start: exit status 1")
+
+    monkeypatch.setattr(_isolate.Isolated, "_ready", never)
+    w = Isolated(60)
+    try:
+        res = w.run(ref, case)
+    finally:
+        w.close()
+    assert res.status is Status.ERROR and res.reasons_of(ReasonKind.NO_WORKER), res.reasons
+    assert not res.reasons_of(ReasonKind.CRASHED)

@@ -40,7 +40,8 @@ class ReasonKind(str, enum.Enum):
     PROPERTY = "property"  # a declared property does not hold
     CRASHED = "crashed"  # the worker process died
     TIMEOUT = "timeout"  # the case did not finish in time
-    WORKER = "worker"  # no worker could run the case (it did not start, or the Spec cannot be imported there)
+    WORKER = "worker"  # no worker could run the case (the Spec cannot be imported there, the worker broke)
+    NO_WORKER = "no-worker"  # no worker process could start, twice: the case never ran (the machine, not the kernel)
     OUT_OF_MEMORY = "out-of-memory"  # beside an error's reason: the device ran out of memory (a pool reruns it alone)
     # warnings
     ILL_CONDITIONED = "ill-conditioned"  # the framework's own same-precision result fails too: mismatches forgiven

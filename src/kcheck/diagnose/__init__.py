@@ -23,7 +23,7 @@ from .._device import DeviceInfo, detect, enable_interpreter_if_no_gpu
 from .._discover import locate
 from .._errors import SpecError
 from .._options import Options
-from .._results import Report, SpecReport, Status
+from .._results import ReasonKind, Report, SpecReport, Status
 from .._spec import Spec
 from ..backends import backend_of
 from ..report import maps_for_case
@@ -101,7 +101,8 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
     if report is None:  # in workers: a crash or a hang costs one case, not the debugger
         report = check(spec, opts, large=opts.large and dev.is_gpu if large is None else large, isolate=True,
                        cases=None, resources=False).specs[0]
-    failing = [r for r in report.cases if not r.ok]
+    # a case no worker could run (one that did not start) says nothing about the kernel
+    failing = [r for r in report.cases if not r.ok and not r.reasons_of(ReasonKind.NO_WORKER)]
     ev = Evidence(spec, report, failing, interpreted=backend_of(spec.kernel).interpreted(dev)
                   and opts.interpreter_checks)
     ev.lint = lint_spec(spec)

@@ -148,6 +148,8 @@ def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = N
 #: Seconds a new worker may take to import torch, Triton and kcheck (several on a loaded machine) before it is
 #: called dead. Not part of any case's time limit.
 STARTUP_LIMIT = 300.0
+#: Seconds before a worker that did not start is tried again.
+RESTART_PAUSE = 1.0
 
 
 class _NoWorker(Exception):
@@ -376,8 +378,17 @@ class Isolated:
         t0 = time.perf_counter()
         try:
             conn = self._ready()
-        except _NoWorker as exc:
-            return _synthetic(case, Status.CRASHED, f"crashed: {exc}", t0)
+        except _NoWorker:
+            # a worker dies before it runs anything of the user's (its CUDA start out of memory beside a large case
+            # of another worker, say): one more try, then a case no worker could run, not a crash of the kernel
+            time.sleep(RESTART_PAUSE)
+            try:
+                conn = self._ready()
+            except _NoWorker as exc:
+                res = CaseResult(case, Status.ERROR, reasons=[Reason(
+                    f"not run: no worker could start, twice ({exc}); the kernel never ran", ReasonKind.NO_WORKER)])
+                res.timing.total = time.perf_counter() - t0
+                return res
         t0 = time.perf_counter()
         conn.send(("case", ref, case, options))
         if not conn.poll(_poll_timeout(limit)):
