@@ -27,6 +27,7 @@ from .._results import ReasonKind, Report, SpecReport, Status
 from .._spec import Spec
 from ..backends import backend_of
 from ..report import maps_for_case
+from ..run import RunOptions
 from ._causes import BUG_CLASSES, OBSERVATIONS, Cause, Diagnosis, Experiment, Observation
 from ._decide import decide
 from ._doctor import Step, doctor
@@ -116,7 +117,8 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
     t_experiments = time.perf_counter()
     if failing:
         dangerous = any(r.status in (Status.CRASHED, Status.TIMEOUT) for r in failing)
-        with Prober(spec, dev, diag.budget_seconds, isolate=dangerous) as prober:
+        with Prober(spec, dev, diag.budget_seconds, isolate=dangerous,
+                    options=RunOptions(interpreter_checks=opts.interpreter_checks)) as prober:
             if dangerous and prober.worker is None:
                 diag.notes.append("the kernel crashed or hung and the Spec is not at module level: the probes run in "
                                   "this process")

@@ -168,8 +168,8 @@ def _order(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Deci
     run = _Run(p, "order", pair)
     base = ev.minimal
     results = [r for order in ("reversed", "random")
-               if (r := run.run(base.case, f"programs in {order} order", options=RunOptions(order=order)))
-               is not None]
+               if (r := run.run(base.case, f"programs in {order} order",
+                                options=dataclasses.replace(p.options, order=order))) is not None]
     if not results:
         return run.close("")
     if any(_signature(r) != _signature(base) for r in results):

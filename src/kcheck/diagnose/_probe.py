@@ -337,8 +337,10 @@ class Prober:
     in this process, under the interpreter's checks.
     """
 
-    def __init__(self, spec: Spec, device: DeviceInfo, budget: float, isolate: bool = False) -> None:
+    def __init__(self, spec: Spec, device: DeviceInfo, budget: float, isolate: bool = False,
+                 options: RunOptions | None = None) -> None:
         self.spec, self.device, self.budget = spec, device, budget
+        self.options = options or RunOptions()  # how probes run unless one asks otherwise (the check's settings)
         self.backend = backend_of(spec.kernel)
         self.t0 = time.perf_counter()
         self.experiments: list[Experiment] = []
@@ -384,10 +386,10 @@ class Prober:
         if self.worker is not None:
             self.worker.timeout = max(5.0, min(60.0, self.left()))
             ref = dataclasses.replace(self.ref, transform=ApplyVariant(variant) if variant is not None else None)
-            res = self.worker.run(ref, case, options or RunOptions())
+            res = self.worker.run(ref, case, options or self.options)
         else:
             spec = apply_variant(self.spec, variant) if variant is not None else self.spec
-            res = run_case(spec, case, self.device, options or RunOptions())
+            res = run_case(spec, case, self.device, options or self.options)
         if res.status is Status.SKIPPED:
             return None
         exp = Experiment(axis, label, case.id, res.ok, summarize_case(res))

@@ -18,7 +18,7 @@ from .._dtypes import PRECISIONS
 from .._results import CaseResult, SpecReport, Status
 from .._spec import Spec, Tensor
 from ..cases import Case, call_reference, fit, make_args, numel, params_of, shape_of, tensor_shapes, upcast
-from ._observe import error_of, ignores_nan, most_severe_smallest, reads_bumped, vector_inputs
+from ._observe import Facts, error_of, ignores_nan, most_severe_smallest, reads_bumped, vector_inputs
 from ._probe import Prober, ignored_region
 
 SIZES = (1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1024)
@@ -389,8 +389,6 @@ def probe_ends(p: Prober, ev: Evidence) -> None:
     only the last; one that skips the last partial tile ignores several. The case: where sizes fail only off the
     multiples of a block, that dimension at two blocks and 5 (a tail of 5 elements); else the smallest case with
     finite wrong values and an axis of 8 elements at least."""
-    from ._observe import Facts  # the size patterns the evidence gathered so far
-
     if not any(_reduces(ev.spec, r) for r in ev.failing if r.comparisons):
         return
     edge = Facts(ev).edge
