@@ -598,25 +598,32 @@ class Facts:
                      f"fraction of the values (e.g. {wrong[0].case.id}: {c.mismatch_fraction:.0%} of elements, "
                      f"relative L2 error {c.rel_l2:.2g}): a formula or a constant, not an index or an edge")
 
+    def _near_or_far(self, plain: CaseResult, near: CaseResult | None, far: CaseResult | None, far_needed: bool,
+                     far_words: str, near_words: str) -> None:
+        """The kernel reads the bumped elements next to what it should read (``near`` far more wrong than ``plain``):
+        ``reads-ignored`` when the ones farther away (``far``) count too, else ``reads-one-past`` (a bound off by
+        one; with ``far_needed``, only when the farther probe ran). The words carry ``{error}``, the probe's."""
+        if near is None or not reads_bumped(near, plain):
+            return
+        if far is not None and reads_bumped(far, plain):
+            self.add("reads-ignored", far_words.format(error=f"{error_of(far):.3g}"))
+        elif far is not None or not far_needed:
+            self.add("reads-one-past", near_words.format(error=f"{error_of(near):.3g}") + ": a bound off by one")
+
     def _ignored(self) -> None:
         ev = self.ev
         plain = ev.minimal
         if plain is None:
             return
         for i in sorted({j for j, _, _ in ev.ignored}):
-            near, far = _bumped(ev, i, "boundary"), _bumped(ev, i, "far")
-            if near is None or not reads_bumped(near, plain):
-                continue
-            name = _name(ev, i)
-            if far is not None and reads_bumped(far, plain):
-                self.add("reads-ignored", f"the kernel reads elements of {name} that the reference ignores, also "
-                         f"away from those it uses ({plain.case.id}: raising them by 1000 takes the error from "
-                         f"{error_of(plain):.3g} to {error_of(far):.3g})")
-            else:
-                self.add("reads-one-past", f"the kernel reads the elements of {name} just past those the reference "
-                         f"uses, and no farther ({plain.case.id}: raising them by 1000 takes the error from "
-                         f"{error_of(plain):.3g} to {error_of(near):.3g}; the elements farther away change nothing): "
-                         "a bound off by one")
+            name, before = _name(ev, i), f"{error_of(plain):.3g}"
+            self._near_or_far(
+                plain, _bumped(ev, i, "boundary"), _bumped(ev, i, "far"), False,
+                f"the kernel reads elements of {name} that the reference ignores, also away from those it uses "
+                f"({plain.case.id}: raising them by 1000 takes the error from {before} to {{error}})",
+                f"the kernel reads the elements of {name} just past those the reference uses, and no farther "
+                f"({plain.case.id}: raising them by 1000 takes the error from {before} to {{error}}; the elements "
+                "farther away change nothing)")
 
     def _padding(self) -> None:
         ev = self.ev
@@ -624,18 +631,15 @@ class Facts:
             first = next((r for j, where, _, r in ev.padded if j == i and where == "first"), None)
             rest = next((r for j, where, _, r in ev.padded if j == i and where == "rest"), None)
             plain = next(p for j, _, p, _ in ev.padded if j == i)
-            if first is None or not reads_bumped(first, plain):
-                continue
-            name = _name(ev, i)
-            if rest is not None and reads_bumped(rest, plain):
-                self.add("reads-ignored", f"the kernel reads past the end of {name}'s rows, farther than one "
-                         f"element ({plain.case.id} with the rows padded: 1000 in the padding takes the error from "
-                         f"{error_of(plain):.3g} to {error_of(rest):.3g} even from the second padding element on)")
-            elif rest is not None:
-                self.add("reads-one-past", f"the kernel reads the element just past the end of {name}'s rows, and "
-                         f"no farther ({plain.case.id} with the rows padded: 1000 just past their end takes the error "
-                         f"from {error_of(plain):.3g} to {error_of(first):.3g}; 1000 farther changes nothing): a "
-                         "bound off by one")
+            name, before = _name(ev, i), f"{error_of(plain):.3g}"
+            self._near_or_far(
+                plain, first, rest, True,
+                f"the kernel reads past the end of {name}'s rows, farther than one element ({plain.case.id} with the "
+                f"rows padded: 1000 in the padding takes the error from {before} to {{error}} even from the second "
+                "padding element on)",
+                f"the kernel reads the element just past the end of {name}'s rows, and no farther ({plain.case.id} "
+                f"with the rows padded: 1000 just past their end takes the error from {before} to {{error}}; 1000 "
+                "farther changes nothing)")
 
     def _ends(self) -> None:
         for i, k, plain, runs in self.ev.ends:
