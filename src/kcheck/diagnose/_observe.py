@@ -711,15 +711,9 @@ class Facts:
         """The outputs hold fewer elements than the largest input: each output combines several inputs (a sum, a
         max, a norm), declared in ``Spec.reduce`` or not."""
         r = self.ev.minimal
-        if r is None or not r.comparisons:
-            return
-        try:
-            ins = [math.prod(shape_of(t.dims, r.case.sizes)) for t in self.ev.spec.inputs if isinstance(t, Tensor)]
-        except Exception:  # dims the case does not size
-            return
-        out = sum(c.numel for c in r.comparisons)
-        if ins and 0 < out < max(ins):
-            self.add("reduces", f"the outputs hold {out} element(s), the largest input {max(ins)} ({r.case.id}): "
+        if r is not None and reduces(self.ev.spec, r):
+            out, biggest = element_counts(self.ev.spec, r)
+            self.add("reduces", f"the outputs hold {out} element(s), the largest input {biggest} ({r.case.id}): "
                      "each output combines several inputs")
 
     def _repeats(self) -> None:
@@ -812,6 +806,22 @@ def _last_only(r: CaseResult) -> bool:
     return bool(bad) and all(not c.unwritten and (c.location.text.startswith(("the last column", "the last row"))
                                                   or c.location.text.startswith("tail: the last 1 elements"))
                              for c in bad)
+
+
+def element_counts(spec: Spec, r: CaseResult) -> tuple[int, int]:
+    """The elements of a case's compared outputs, and of its largest input tensor (0 where the case does not size
+    them)."""
+    try:
+        ins = [math.prod(shape_of(t.dims, r.case.sizes)) for t in spec.inputs if isinstance(t, Tensor)]
+    except Exception:  # dims the case does not size
+        ins = []
+    return sum(c.numel for c in r.comparisons), max(ins, default=0)
+
+
+def reduces(spec: Spec, r: CaseResult) -> bool:
+    """The case's outputs hold fewer elements than its largest input: each output combines several inputs."""
+    out, biggest = element_counts(spec, r)
+    return 0 < out < biggest
 
 
 def empty(r: CaseResult) -> bool:

@@ -18,7 +18,7 @@ from .._dtypes import PRECISIONS
 from .._results import CaseResult, SpecReport, Status
 from .._spec import Spec, Tensor
 from ..cases import Case, call_reference, fit, make_args, numel, params_of, shape_of, tensor_shapes, upcast
-from ._observe import Facts, error_of, ignores_nan, most_severe_smallest, reads_bumped, vector_inputs
+from ._observe import Facts, error_of, ignores_nan, most_severe_smallest, reads_bumped, reduces, vector_inputs
 from ._probe import Prober, ignored_region
 
 SIZES = (1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1024)
@@ -87,7 +87,7 @@ class Evidence:
     precisions: list[tuple[str, CaseResult]] = field(default_factory=list)  # other precisions, smallest case
     # input index, "boundary" | "far", the probe with the elements the reference ignores there raised by 1000
     ignored: list[tuple[int, str, CaseResult]] = field(default_factory=list)
-    # input index, dim, the plain case, {position along dim: the probe with the elements there raised by 1000}
+    # input index, dim, the plain case, {position along dim: the probe with the elements there set to NaN}
     ends: list[tuple[int, int, CaseResult, dict[int, CaseResult]]] = field(default_factory=list)
     # input index, "first" | "rest", the plain case, the probe with the input's rows padded and the padding raised
     # by 1000 just past each row's end ("first") or farther ("rest")
@@ -389,7 +389,9 @@ def probe_ends(p: Prober, ev: Evidence) -> None:
     only the last; one that skips the last partial tile ignores several. The case: where sizes fail only off the
     multiples of a block, that dimension at two blocks and 5 (a tail of 5 elements); else the smallest case with
     finite wrong values and an axis of 8 elements at least."""
-    if not any(_reduces(ev.spec, r) for r in ev.failing if r.comparisons):
+    # only a reducing kernel's output stays finite for want of reading a NaN input: an elementwise kernel's wrong
+    # tail misses the NaN put there whatever its bug (its own evidence: the unwritten or wrong tail)
+    if not any(reduces(ev.spec, r) for r in ev.failing):
         return
     edge = Facts(ev).edge
     plain: CaseResult | None = None
@@ -405,7 +407,7 @@ def probe_ends(p: Prober, ev: Evidence) -> None:
         axes = [(i, len(_dims(ev.spec, i)) - 1) for i in _input_tensors(ev.spec) if _dims(ev.spec, i)]
         plain = _finite_failure(ev, lambda c: any(shape_of(_dims(ev.spec, i), c.sizes)[k] >= 8 for i, k in axes))
     if plain is None or plain.status is not Status.FAILED or not math.isfinite(error_of(plain)) \
-            or not _reduces(ev.spec, plain):
+            or not reduces(ev.spec, plain):
         return
     case = dataclasses.replace(plain.case, axis="debug", skip=None, skip_kind=None, repeats=0)
     axes = [(i, k) for i, k in axes if not getattr(ev.spec.inputs[i], "mutated", False)
@@ -421,15 +423,6 @@ def probe_ends(p: Prober, ev: Evidence) -> None:
             if pos == -1 and not ignores_nan(r):
                 break  # the kernel gives NaN where the reference does: it reads the last elements
         ev.ends.append((i, k, plain, runs))
-
-
-def _reduces(spec: Spec, res: CaseResult) -> bool:
-    """The case's outputs hold fewer elements than its largest input: each output combines several inputs. Only
-    there does an output stay finite for want of reading a NaN input; an elementwise kernel's wrong tail outputs
-    miss the NaN put there whatever the bug (their own evidence: the unwritten or wrong tail)."""
-    ins = [math.prod(shape_of(_dims(spec, i), res.case.sizes)) for i in _input_tensors(spec)]
-    out = sum(c.numel for c in res.comparisons)
-    return bool(ins) and 0 < out < max(ins)
 
 
 def _dims(spec: Spec, i: int) -> tuple[str | int, ...]:
