@@ -581,6 +581,17 @@ def test_runs_that_differ_with_nothing_reduced_across_programs_are_a_race_not_a_
     assert ranked[0] == "missing-atomic" and "differs-without-reduction" not in kinds
 
 
+def test_runs_that_differ_in_a_kernel_whose_outputs_are_smaller_than_its_inputs_are_no_race_by_default():
+    """A column max whose slabs store their partial maxima (H200): runs differ, right up to one block, and the Spec
+    declares no ``reduce``; its outputs are fewer than its inputs, so it reduces all the same: a lost partial result,
+    not "nothing reduced across programs"."""
+    seen = ("gross", "nondeterministic", "past-one-block")
+    ranked, kinds = _ranked_extras(spec_of.store_spill, *seen, "reduces")
+    assert ranked[0] == "missing-atomic" and "differs-without-reduction" not in kinds
+    ranked, kinds = _ranked_extras(spec_of.store_spill, *seen)  # the same without the shapes' reduction
+    assert ranked[0] == "race" and "differs-without-reduction" in kinds
+
+
 def test_infinities_only_below_fp32_on_large_data_are_the_low_precision_not_an_exp():
     """A distance whose fp16 sum of squares overflows on large data: NaN/Inf on the large pattern, fp32 right. An
     exp without the max subtracted overflows in fp32 as well (CPU: exp-overflow 0.9 for it)."""
@@ -782,8 +793,7 @@ def test_a_failure_that_does_not_come_back_on_the_same_inputs_is_timing_not_an_e
     case = probe_case(ev)
     assert case is not None and ev.minimal is not None and ev.minimal.status is Status.FAILED
     decode_arange(ev, case, Prober(spec, detect(), 60))
-    without = diagnose(ev)
-    assert "flaky" not in {o.kind for o in Facts(ev).observations}
+    assert "flaky" not in _kinds(Facts(ev).observations)  # the repeat failed too: nothing says timing
     ev.repeat = dataclasses.replace(ev.minimal, status=Status.PASSED, comparisons=[])  # the same inputs, passing
     facts = Facts(ev)
     assert {"flaky", "in-place-movement"} <= _kinds(facts.observations)
@@ -791,7 +801,6 @@ def test_a_failure_that_does_not_come_back_on_the_same_inputs_is_timing_not_an_e
     assert causes[0].key == "race", causes
     edge = next((c for c in causes if c.key == "edge-guard"), None)
     assert edge is None or ("flaky" in _kinds(edge.contradicts) and edge.score < 0.5), causes
-    assert without[0].key != "race" or "flaky" not in _kinds(without[0].supports)
 
 
 def test_a_bound_one_short_in_a_reduction_is_an_off_by_one_not_a_wrong_constant(tmp_path):

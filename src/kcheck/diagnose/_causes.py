@@ -141,10 +141,10 @@ OBSERVATIONS: dict[str, str] = {
     "reduces": "the outputs hold fewer elements than the largest input: each output combines several inputs",
     "flaky": "the smallest failing case passed when run again on the same inputs (a GPU's timing decides)",
     "unwritten-interior": "never-written elements inside the output, not a tail past the last block",
-    "ignores-last": "raising the last element of an axis leaves the kernel where the reference moves; the one "
-                    "before the last, and the first, it reads",
-    "ignores-tail": "raising the last elements of an axis (the last and the one before) leaves the kernel where the "
-                    "reference moves; the first it reads",
+    "ignores-last": "NaN at the last element of an axis: the reference gives NaN, the kernel stays finite; NaN at "
+                    "the one before the last, and at the first, it propagates",
+    "ignores-tail": "NaN at the last elements of an axis (the last and the one before): the reference gives NaN, the "
+                    "kernel stays finite; NaN at the first it propagates",
     "reads-ignored": "the kernel reads input elements the reference ignores, away from those it uses too",
 }
 

@@ -694,10 +694,10 @@ class Facts:
             self.add("arange-misplaced", f"on arange inputs the reference only moves values (each expected value is "
                      f"an input's), and {len(moved)} of the {len(ev.arange)} wrong outputs decoded hold the value "
                      f"it puts at another position (wrong indices, not wrong arithmetic): {moved[0].text}")
-        mutated = [_name(ev, i) for i, t in enumerate(ev.spec.inputs) if getattr(t, "mutated", False)]
-        if ev.arange_permutes and mutated:
+        written = in_place_movement(ev)
+        if written is not None:
             self.add("in-place-movement", f"the reference only moves values (on arange inputs every expected value "
-                     f"is an input's, as many as the input holds) and the kernel writes {mutated[0]} in place: "
+                     f"is an input's, as many as the input holds) and the kernel writes {written} in place: "
                      "nothing is accumulated, so no partial result can be lost, but a program can read an element "
                      "another program has already overwritten")
         if ev.minimal is not None and ev.configs:
@@ -711,8 +711,8 @@ class Facts:
         """The outputs hold fewer elements than the largest input: each output combines several inputs (a sum, a
         max, a norm), declared in ``Spec.reduce`` or not."""
         r = self.ev.minimal
-        if r is not None and reduces(self.ev.spec, r):
-            out, biggest = element_counts(self.ev.spec, r)
+        out, biggest = element_counts(self.ev.spec, r) if r is not None else (0, 0)
+        if r is not None and 0 < out < biggest:
             self.add("reduces", f"the outputs hold {out} element(s), the largest input {biggest} ({r.case.id}): "
                      "each output combines several inputs")
 
@@ -762,6 +762,14 @@ def max_abs(res: CaseResult) -> float:
 def error_of(res: CaseResult) -> float:
     """The largest absolute error over a case's outputs (infinite where a NaN or Inf is wrong)."""
     return math.inf if _nonfinite(res) else max_abs(res)
+
+
+def in_place_movement(ev: Evidence) -> str | None:
+    """The name of the input a kernel writes in place when its reference only moves values (a flip, a roll, a
+    transpose: ``Evidence.arange_permutes``); None otherwise."""
+    if not ev.arange_permutes:
+        return None
+    return next((_name(ev, i) for i, t in enumerate(ev.spec.inputs) if getattr(t, "mutated", False)), None)
 
 
 def ignores_nan(probe: CaseResult) -> bool:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from .._results import ReasonKind
 from ..backends import backend_of
 from ._causes import BUG_CLASSES, Cause, Observation
-from ._observe import Facts, Severity
+from ._observe import Facts, Severity, in_place_movement
 from ._sweep import Evidence
 
 #: The raw score of a cause proposed on its supports alone, before their weights.
@@ -87,7 +87,7 @@ def _atomic_advice(ev: Evidence) -> str:
 
 
 def _race_advice(ev: Evidence) -> str:
-    if ev.arange_permutes and any(getattr(t, "mutated", False) for t in ev.spec.inputs):
+    if in_place_movement(ev) is not None:
         return ("an in-place move must read each element before any program overwrites it: let exactly one program "
                 "handle each pair or tile it exchanges (each swap once), or write into a separate output")
     return "run compute-sanitizer racecheck; look for a missing barrier or atomic"

@@ -247,8 +247,7 @@ def square_case(spec: Spec, case: Case, i: int) -> Case | None:
     """The case with input ``i``'s last two dims made equal, where the transposed-reference probe can run: the case
     itself when they are, else the named one of them set to the other (a [32, H] table at H=32; an [M, N] matrix at
     M=N=min(M, N)), within the Dims' constraints. None when they cannot be made equal or the input is not 2-D."""
-    t = spec.inputs[i]
-    dims: tuple[Any, ...] = tuple(getattr(t, "dims", None) or ())
+    dims = _dims(spec, i)
     if len(dims) < 2:
         return None
     a, b = dims[-2], dims[-1]
@@ -434,7 +433,7 @@ def _finite_failure(ev: Evidence, keep: Callable[[Case], bool] = lambda c: True)
     it), among those ``keep`` accepts: the minimal one when it did, else among the failures of the matrix and the
     size sweep."""
     cands = [ev.minimal] if ev.minimal is not None else []
-    cands += [r for r in ev.failing] + [r for rows in ev.sizes.values() for _, ok, r in rows if not ok]
+    cands += list(ev.failing) + [r for rows in ev.sizes.values() for _, ok, r in rows if not ok]
     finite = [r for r in cands if r is not None and r.status is Status.FAILED and r.case.axis != "large"
               and math.isfinite(error_of(r)) and error_of(r) > 0 and case_elements(ev.spec, r.case) <= PAD_MAX
               and keep(r.case)]

@@ -385,10 +385,8 @@ class Isolated:
             try:
                 conn = self._ready()
             except _NoWorker as exc:
-                res = CaseResult(case, Status.ERROR, reasons=[Reason(
-                    f"not run: no worker could start, twice ({exc}); the kernel never ran", ReasonKind.NO_WORKER)])
-                res.timing.total = time.perf_counter() - t0
-                return res
+                return _synthetic(case, Status.ERROR, f"not run: no worker could start, twice ({exc}); the kernel "
+                                  "never ran", t0, ReasonKind.NO_WORKER)
         t0 = time.perf_counter()
         conn.send(("case", ref, case, options))
         if not conn.poll(_poll_timeout(limit)):
@@ -494,7 +492,7 @@ def _exit_reason(code: int | None) -> str:
 _KINDS = {Status.CRASHED: ReasonKind.CRASHED, Status.TIMEOUT: ReasonKind.TIMEOUT, Status.ERROR: ReasonKind.WORKER}
 
 
-def _synthetic(case: Case, status: Status, reason: str, t0: float) -> CaseResult:
-    res = CaseResult(case, status, reasons=[Reason(reason, _KINDS[status])])
+def _synthetic(case: Case, status: Status, reason: str, t0: float, kind: ReasonKind | None = None) -> CaseResult:
+    res = CaseResult(case, status, reasons=[Reason(reason, kind or _KINDS[status])])
     res.timing.total = time.perf_counter() - t0
     return res
