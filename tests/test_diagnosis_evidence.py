@@ -771,6 +771,18 @@ def test_reading_one_element_past_each_row_shows_in_padded_rows_without_access_c
     assert not any("interpreter finding" in e.detail for e in diag.experiments), text
 
 
+def test_the_padding_probe_compares_with_rows_padded_with_zero_not_with_stale_memory(tmp_path):
+    """The same one-past row mean, where the memory past the tensor holds 1e20 of stale data (as a GPU's allocator
+    may leave it): the last row of every plain case reads it, so the plain error is huge and says nothing of the
+    padding. Compared with rows padded with 0, 1000 just past their end still shows the bound off by one."""
+    diag = debug(spec_of.row_mean_one_past_stale, budget=40, out_dir=tmp_path, repro=False, maps=False,
+                 interpreter_checks=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "off-by-one-mask", text
+    assert "reads-one-past" in _kinds(diag.top.supports), text
+    assert any(e.axis == "padding" and "padded with 0" in e.label for e in diag.experiments), text
+
+
 def test_a_table_read_with_swapped_strides_matches_the_transposed_reference_where_it_is_square(tmp_path):
     """A [32, H] table read as [H, 32]: wrong at every H (the table is not symmetric, so no square-only pattern),
     out of bounds only past H = 32. At H = 32, where the table is square, the output is the reference's of the

@@ -683,6 +683,24 @@ row_mean_one_past = kcheck.Spec(
     dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1, reduce=["N"])
 
 
+def _row_mean_stale(x: torch.Tensor) -> torch.Tensor:
+    """The same kernel, with what lies past the tensor as a GPU's caching allocator may leave it: 1e20 of stale
+    data. A contiguous input (the check's own cases) is copied to the front of such a buffer; a padded view (the
+    debugger's padding probe) is passed as it is."""
+    if x.numel() and x.stride() == (x.shape[1], 1):
+        buf = torch.full((x.numel() + 256,), 1e20, dtype=x.dtype, device=x.device)
+        buf[:x.numel()].copy_(x.reshape(-1))
+        x = buf[:x.numel()].view(x.shape)
+    return _row_mean(x)
+
+
+row_mean_one_past_stale = kcheck.Spec(
+    name="row_mean_one_past_stale", kernel=_row_mean_stale, reference=lambda x: x.mean(-1),
+    inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=8, max=64, real=()), "N": kcheck.Dim(nominal=100, max=512, real=())},
+    dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1, reduce=["N"])
+
+
 # -- a relative-position bias table stored [32 buckets, H heads] read with its strides swapped: wrong at every H, ---
 # -- H == 32 included (the table is not symmetric), and out of bounds only where H > 32 -----------------------------
 

@@ -635,11 +635,11 @@ class Facts:
             self._near_or_far(
                 plain, first, rest, True,
                 f"the kernel reads past the end of {name}'s rows, farther than one element ({plain.case.id} with the "
-                f"rows padded: 1000 in the padding takes the error from {before} to {{error}} even from the second "
-                "padding element on)",
+                f"rows padded: 1000 in the padding takes the error from {before} (padding 0) to {{error}} even from "
+                "the second padding element on)",
                 f"the kernel reads the element just past the end of {name}'s rows, and no farther ({plain.case.id} "
-                f"with the rows padded: 1000 just past their end takes the error from {before} to {{error}}; 1000 "
-                "farther changes nothing)")
+                f"with the rows padded: 1000 just past their end takes the error from {before} (padding 0) to "
+                "{error}; 1000 farther changes nothing)")
 
     def _ends(self) -> None:
         for i, k, plain, runs in self.ev.ends:

@@ -245,7 +245,8 @@ PAD = 16
 def padded(spec: Spec, index: int, region: str) -> Spec:
     """The Spec whose kernel sees input ``index`` as a view into a buffer of ``PAD`` more elements per row (along its
     last dimension), the padding holding ``BUMP`` at its first element ("first": the one just past each row's end)
-    or at the others ("rest"), 0 elsewhere. The view shows the same values, so the reference's result is the same;
+    or at the others ("rest"), 0 elsewhere ("zero": 0 everywhere, the control: what lies past the last row of the
+    plain case is whatever the memory held). The view shows the same values, so the reference's result is the same;
     a kernel that reads one element past each row (a mask's ``<=`` for ``<``) reads the first ones, one that reads
     a whole tail of lanes unmasked the others too. The padding lies inside the buffer, so it shows on a GPU, where
     reading a little past a tensor stays inside its allocation and no checker sees it."""
@@ -258,7 +259,7 @@ def padded(spec: Spec, index: int, region: str) -> Spec:
             buf = torch.zeros((*x.shape[:-1], n + PAD), dtype=x.dtype, device=x.device)
             if region == "first":
                 buf[..., n] = BUMP
-            else:
+            elif region == "rest":
                 buf[..., n + 1:] = BUMP
             view = buf[..., :n]
             view.copy_(x)
@@ -290,7 +291,7 @@ def end_bumped(spec: Spec, index: int, dim: int, pos: int) -> Spec:
 #: A probe's change of the Spec, described so that a worker process can rebuild it from the Spec's module:
 #: ("scaled", factor), ("ones", input index or a tuple of them), ("transposed", input index), ("zeroed", None),
 #: ("stage", name), ("swapped", (i, j)), ("ignored", (input index, "boundary" | "far")),
-#: ("padded", (input index, "first" | "rest")), ("end", (input index, dim, position)).
+#: ("padded", (input index, "zero" | "first" | "rest")), ("end", (input index, dim, position)).
 Variant = tuple[str, Any]
 
 

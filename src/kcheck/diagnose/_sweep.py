@@ -89,7 +89,7 @@ class Evidence:
     ignored: list[tuple[int, str, CaseResult]] = field(default_factory=list)
     # input index, dim, the plain case, {position along dim: the probe with the elements there set to NaN}
     ends: list[tuple[int, int, CaseResult, dict[int, CaseResult]]] = field(default_factory=list)
-    # input index, "first" | "rest", the plain case, the probe with the input's rows padded and the padding raised
+    # input index, "first" | "rest", the control (rows padded with 0), the probe with the padding raised
     # by 1000 just past each row's end ("first") or farther ("rest")
     padded: list[tuple[int, str, CaseResult, CaseResult]] = field(default_factory=list)
     lint: list[Any] = field(default_factory=list)  # static findings on the Spec's source file
@@ -355,9 +355,11 @@ PAD_MAX = 2**24
 
 def probe_padding(p: Prober, ev: Evidence) -> None:
     """Does the kernel read past the end of an input's rows? On the smallest failing case with finite wrong values,
-    each floating input the kernel only reads (three at most) is given as a view into rows padded with 1000 just
-    past their end; if that makes the kernel far more wrong, the padding farther away is tried too. Reading only
-    the first padding element is a bound off by one; reading farther, a tail of lanes with no mask."""
+    each floating input the kernel only reads (three at most) is given as a view into rows padded with 0 (the
+    control: in the plain case, what lies past the last row is whatever the memory held, stale and unrepeatable),
+    then with 1000 just past their end; if that makes the kernel far more wrong than the control, the padding
+    farther away is tried too. Reading only the first padding element is a bound off by one; reading farther, a
+    tail of lanes with no mask."""
     plain = _finite_failure(ev)
     if plain is None:
         return
@@ -365,16 +367,19 @@ def probe_padding(p: Prober, ev: Evidence) -> None:
     for i in [i for i in _input_tensors(ev.spec) if not getattr(ev.spec.inputs[i], "mutated", False)][
             :PADDED_INPUTS]:
         name = _name(ev.spec, i)
+        control = p.run(case, "padding", f"{name}'s rows padded with 0", ("padded", (i, "zero")))
+        if control is None or not math.isfinite(error_of(control)):
+            continue
         first = p.run(case, "padding", f"{name}'s rows padded, 1000 just past their end",
                       ("padded", (i, "first")))
         if first is None:
             continue
-        ev.padded.append((i, "first", plain, first))
-        if reads_bumped(first, plain):
+        ev.padded.append((i, "first", control, first))
+        if reads_bumped(first, control):
             rest = p.run(case, "padding", f"{name}'s rows padded, 1000 from the second element past their "
                          "end on", ("padded", (i, "rest")))
             if rest is not None:
-                ev.padded.append((i, "rest", plain, rest))
+                ev.padded.append((i, "rest", control, rest))
 
 
 #: Inputs the end probe tries, at most.
