@@ -106,6 +106,9 @@ def test_store_past_the_end_is_found_and_never_reaches_memory() -> None:
     assert (f.line, f.direction, r.tensor, f.block, r.lane) == (bug_lines(m)[0], "write", "out_ptr", (7, 0, 0), (104,))
     assert f.allocation_size == 4 * N  # the view's reach, not its storage's
     assert f.count == 24
+    # compute-sanitizer's count ("1 bytes after": the first byte past the end), said in plain words too
+    assert f.distance == 1 and "1 bytes after tensor 'out_ptr'" in f.message, f.message
+    assert "the access starting right at its end" in f.message, f.message
 
 
 def test_negative_offset_found_before_the_tensor() -> None:

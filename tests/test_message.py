@@ -1,5 +1,7 @@
 """The failure message, line by line: users parse it (like torch's assert_close tests)."""
 
+import torch
+
 import kcheck
 
 
@@ -51,10 +53,28 @@ def test_message_for_an_unwritten_column():
         "Mismatched elements: 129 / 16641 (0.8%)",
         "Greatest absolute difference: nan at index (0, 128) (up to 2e-05 allowed)",
         "Greatest relative difference: nan at index (0, 128) (up to 1e-05 allowed)",
-        "Relative L2 error: 0; greatest ULP distance: 0 (float32)",
+        "Relative L2 error (finite elements only): 0; greatest ULP distance (finite elements only): 0 (float32)",
         "Unwritten elements: 129 (still hold the poison written before the call)",
     ]
     assert lines[9:11] == ["First mismatches:", "  [0, 128]: nan (ACTUAL), 2.0 (DESIRED)"]
+
+
+def test_message_when_the_kernel_drops_the_references_nan():
+    """The reference is NaN where the kernel gives a finite value: the greatest difference is NaN (not the kernel's
+    value), the NaN line does not say the kernel put NaN where it should not, and the L2 figure says it counts only
+    the finite elements."""
+    spec = kcheck.Spec(name="double", kernel=lambda x: torch.nan_to_num(2 * x, nan=-0.25),
+                       reference=lambda x: 2 * x, inputs=[kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=8, real=())}, patterns=["nonfinite"])
+    report = kcheck.check(spec)
+    failed = [r for r in report.cases if r.status is kcheck.Status.FAILED]
+    assert failed, [r.status for r in report.cases]
+    lines = kcheck.format_case(failed[0], "kernels.py").splitlines()
+    text = "\n".join(lines)
+    assert any(ln.startswith("Greatest absolute difference: nan at index") for ln in lines), text
+    assert not any("-0.25 at index" in ln for ln in lines), text
+    assert any(ln.startswith("NaN in one of output and reference only: ") for ln in lines), text
+    assert any(ln.startswith("Relative L2 error (finite elements only): ") for ln in lines), text
 
 
 def test_message_for_an_error_and_a_property():

@@ -242,6 +242,10 @@ class Launch:
             side = "after" if dist >= 0 else "before"
             msg += (f": {abs(dist)} bytes {side} tensor '{region.name}' ({region.size} bytes, "
                     f"{region.dtype}{list(region.shape)})")
+            if addr >= region.hi:
+                # compute-sanitizer's count, kept for one vocabulary: "1 bytes after" is the first byte past the end
+                msg += (", the access starting right at its end" if addr == region.hi
+                        else f", the access starting {addr - region.hi} bytes past its end")
         if flat.size > 1:
             msg += f"; {flat.size} of {bad.size} lanes out of bounds"
         finding = Finding(tool=TOOL, kind="out-of-bounds", severity="error", message=msg, kernel=self.kernel,

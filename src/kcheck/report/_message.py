@@ -53,7 +53,8 @@ def format_comparison(cmp: Comparison) -> list[str]:
     worst_ok = cmp.worst is None or cmp.max_abs <= tol.atol + tol.rtol * abs(cmp.worst.expected)
     if worst_ok and cmp.first:
         # every mismatch is non-finite or unwritten: the finite figures would read as "no error"
-        at, what = _idx(cmp.first[0].index), _val(cmp.first[0].actual)
+        # the difference with a NaN is NaN, with an infinity infinite (not the actual value)
+        at, what = _idx(cmp.first[0].index), _val(abs(cmp.first[0].actual - cmp.first[0].expected))
         lines.append(f"Greatest absolute difference: {what} at index {at} (up to {tol.atol:.2g} allowed)")
         lines.append(f"Greatest relative difference: {what} at index {at} (up to {tol.rtol:.2g} allowed)")
     else:
@@ -61,11 +62,15 @@ def format_comparison(cmp: Comparison) -> list[str]:
                      f"(up to {tol.atol:.2g} allowed)")
         lines.append(f"Greatest relative difference: {_num(cmp.max_rel)} at index {_idx(cmp.max_rel_index)} "
                      f"(up to {tol.rtol:.2g} allowed)")
-    lines.append(f"Relative L2 error: {_num(cmp.rel_l2)}; greatest ULP distance: {_num(cmp.max_ulp)} ({cmp.dtype})")
+    # the L2 and ULP figures are over the elements finite in both: with NaN, Inf or unwritten elements, say so
+    only = " (finite elements only)" if cmp.nan_mismatches or cmp.inf_mismatches or cmp.unwritten else ""
+    lines.append(f"Relative L2 error{only}: {_num(cmp.rel_l2)}; greatest ULP distance{only}: {_num(cmp.max_ulp)} "
+                 f"({cmp.dtype})")
     if cmp.unwritten:
         lines.append(f"Unwritten elements: {cmp.unwritten} (still hold the poison written before the call)")
     if cmp.nan_mismatches or cmp.inf_mismatches:
-        lines.append(f"NaN in other places than the reference: {cmp.nan_mismatches}; Inf: {cmp.inf_mismatches}")
+        lines.append(f"NaN in one of output and reference only: {cmp.nan_mismatches}; Inf differing: "
+                     f"{cmp.inf_mismatches}")
     lines.append(f"Where: {cmp.location.text}")
     if cmp.first:
         lines.append("First mismatches:")
