@@ -472,3 +472,15 @@ def test_a_kernel_error_that_the_gpu_compiler_also_raises_stays_an_error():
     res = _one(_eps_spec(_bad_arange), "eps[N=64,fp32,randn,seed=0]")
     assert res.status is Status.ERROR and res.untrusted is None
     assert "power of 2" in res.reasons[0]
+
+
+@pytest.mark.interpreter
+@pytest.mark.skipif(triton is None, reason="needs triton")
+def test_a_bf16_case_whose_kernel_raises_is_an_error_not_untrusted():
+    """The interpreter computes bf16 wrongly, so a bf16 case's wrong values are not blamed on the kernel; an
+    exception the kernel raises (the GPU compiler refuses a non-power-of-2 arange too) is, in every precision."""
+    spec = kcheck.Spec(name="eps", kernel=_bad_arange, reference=lambda x: x + 1e-3, inputs=[kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=64, real=())}, dtypes=["bf16"])
+    res = _one(spec, "eps[N=64,bf16,randn,seed=0]")
+    assert res.status is Status.ERROR and res.untrusted is None, (res.status, res.untrusted)
+    assert "power of 2" in res.reasons[0]

@@ -409,8 +409,9 @@ def judge(ex: Execution) -> CaseResult:
                                          f"{_need(case)} a GPU with more free memory", ReasonKind.SKIP)]
             result.reasons.append(Reason(OUT_OF_MEMORY_WORDS, ReasonKind.OUT_OF_MEMORY))
         if ex.failure is ReasonKind.KERNEL_RAISED:
-            limitation = backend.untrusted_error(ex.exception, device)
-            _maybe_untrust(result, backend, case, device, limitation)
+            # only a known limitation of the machine excuses an error; a bf16 case that raised is an error
+            if (limitation := backend.untrusted_error(ex.exception, device)) is not None:
+                _maybe_untrust(result, backend, case, device, limitation)
         return result
     assert ex.kernel is not None
     outs, masks, expected, args = ex.outputs, ex.masks, ex.expected, ex.args
@@ -479,8 +480,8 @@ def judge(ex: Execution) -> CaseResult:
     _judge(result)
     if errored:
         result.status = Status.ERROR
-        if raised is not None:
-            _maybe_untrust(result, backend, case, device, backend.untrusted_error(raised, device))
+        if raised is not None and (limitation := backend.untrusted_error(raised, device)) is not None:
+            _maybe_untrust(result, backend, case, device, limitation)
         return result
     if result.status is Status.FAILED:
         _maybe_untrust(result, backend, case, device)
