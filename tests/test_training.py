@@ -458,3 +458,18 @@ def test_triton_rmsnorm_with_an_explicit_backward_launcher_passes():
     assert report.specs[0].framework == "triton"
     assert all({"grad of input 0 (x)", "grad of input 1 (weight)"} <= {c.output for c in r.comparisons}
                for r in report.cases)
+
+
+@pytest.mark.interpreter
+def test_debug_says_the_repro_checks_the_forward_when_only_a_gradient_failed(tmp_path):
+    """The repro script compares the forward outputs; when only the backward failed it passes on its own, and the
+    diagnosis says why (the backward) instead of blaming kcheck's context or a race."""
+    from zoo_training import rope_backward_sign as z
+
+    from kcheck.diagnose import debug
+
+    diag = debug(z.spec, budget=20, out_dir=tmp_path, maps=False, tier="quick")
+    assert diag.failed and diag.repro is not None
+    text = " ".join(diag.notes)
+    assert "what failed is the backward (grad of input" in text, text
+    assert "kcheck's context" not in text, text

@@ -27,7 +27,7 @@ from .._results import ReasonKind, Report, SpecReport, Status
 from .._spec import Spec
 from ..backends import backend_of
 from ..report import maps_for_case
-from ..run import RunOptions
+from ..run import RunOptions, grad_label
 from ._causes import BUG_CLASSES, OBSERVATIONS, Cause, Diagnosis, Experiment, Observation
 from ._decide import decide
 from ._doctor import Step, doctor
@@ -219,6 +219,10 @@ def _write_and_run_repro(spec: Spec, ev: Evidence, diag: Diagnosis, out_dir: Pat
     diag.repro_output = tail
     if rc == 1:
         diag.notes.append(f"the repro script fails on its own (exit 1, {seconds:.1f} s)")
+    elif rc == 0 and (grads := _only_gradients(spec, ev.minimal)):
+        diag.notes.append(f"the repro script passed when run on its own ({seconds:.1f} s): it checks the forward "
+                          f"outputs, and what failed is the backward ({', '.join(grads)}); rerun the case with "
+                          f"kcheck check --case '{ev.minimal.case.id}'")
     elif rc == 0:
         diag.notes.append(f"the repro script passed when run on its own ({seconds:.1f} s): the failure needs "
                           "kcheck's context (another case before it, a race that does not fail every run)")
@@ -229,6 +233,14 @@ def _write_and_run_repro(spec: Spec, ev: Evidence, diag: Diagnosis, out_dir: Pat
     else:
         diag.notes.append(f"could not confirm the repro: the script itself broke (exit {rc}, {seconds:.1f} s): "
                           f"{tail[-200:]}")
+
+
+def _only_gradients(spec: Spec, result: Any) -> list[str]:
+    """The failed comparisons of ``result`` when every one is a gradient's (the repro script checks only the forward
+    outputs), else []."""
+    labels = {grad_label(spec, i) for i in range(len(spec.inputs))}
+    failed = [c.output for c in result.comparisons if not c.passed]
+    return failed if failed and all(o in labels for o in failed) else []
 
 
 def format_diagnosis(diag: Diagnosis) -> str:
