@@ -141,7 +141,10 @@ def test_ctrl_c_keeps_the_finished_cases_and_leaves_no_worker(specs, tmp_path: P
             print("interrupted", exc.reason, len(ids), ids == every[:len(ids)], exc.report.complete)
             print("children", [p.pid for p in mp.active_children()])
     ''')
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    # Ctrl-C's default back in the child: a run started in the background by a shell (nohup ... &) ignores SIGINT,
+    # and an ignored signal stays ignored across exec
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "result"
     proc.send_signal(signal.SIGINT)

@@ -30,6 +30,14 @@ spec = kcheck.Spec(name="neg", kernel=torch.neg, reference=torch.neg, inputs=[kc
 """
 
 
+def _ctrl_c_back() -> None:
+    """In the child before exec: Ctrl-C's default back. A test run started in the background by a non-interactive
+    shell (nohup ... &) ignores SIGINT, and an ignored signal stays ignored across exec."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _write(folder: Path, name: str, text: str) -> Path:
     path = folder / name
     path.write_text(textwrap.dedent(text))
@@ -293,7 +301,7 @@ def test_a_stopped_run_leaves_a_valid_partial_json_and_no_process(tmp_path, sig)
     env = {**os.environ, marker: "1"}
     proc = subprocess.Popen([sys.executable, "-m", "kcheck.cli", "check", str(path), "--json", str(out), "-q",
                              "--no-large", "--no-resources"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+                            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_ctrl_c_back)
     deadline = time.monotonic() + 90
     done = 0
     while time.monotonic() < deadline and done < 3:
