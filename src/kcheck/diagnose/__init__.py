@@ -222,7 +222,7 @@ def _write_and_run_repro(spec: Spec, ev: Evidence, diag: Diagnosis, out_dir: Pat
     elif rc == 0 and (grads := _only_gradients(spec, ev.minimal)):
         diag.notes.append(f"the repro script passed when run on its own ({seconds:.1f} s): it checks the forward "
                           f"outputs, and what failed is the backward ({', '.join(grads)}); rerun the case with "
-                          f"kcheck check --case '{ev.minimal.case.id}'")
+                          f"kcheck check {ref.path} --case '{ev.minimal.case.id}'")
     elif rc == 0:
         diag.notes.append(f"the repro script passed when run on its own ({seconds:.1f} s): the failure needs "
                           "kcheck's context (another case before it, a race that does not fail every run)")
