@@ -23,7 +23,7 @@ from .._device import DeviceInfo, detect, enable_interpreter_if_no_gpu
 from .._discover import locate
 from .._errors import SpecError
 from .._options import Options
-from .._results import ReasonKind, Report, SpecReport, Status
+from .._results import CaseResult, ReasonKind, Report, SpecReport, Status
 from .._spec import Spec
 from ..backends import backend_of
 from ..report import maps_for_case
@@ -235,7 +235,7 @@ def _write_and_run_repro(spec: Spec, ev: Evidence, diag: Diagnosis, out_dir: Pat
                           f"{tail[-200:]}")
 
 
-def _only_gradients(spec: Spec, result: Any) -> list[str]:
+def _only_gradients(spec: Spec, result: CaseResult) -> list[str]:
     """The failed comparisons of ``result`` when every one is a gradient's (the repro script checks only the forward
     outputs), else []."""
     labels = {grad_label(spec, i) for i in range(len(spec.inputs))}

@@ -410,8 +410,7 @@ def judge(ex: Execution) -> CaseResult:
             result.reasons.append(Reason(OUT_OF_MEMORY_WORDS, ReasonKind.OUT_OF_MEMORY))
         if ex.failure is ReasonKind.KERNEL_RAISED:
             # only a known limitation of the machine excuses an error; a bf16 case that raised is an error
-            if (limitation := backend.untrusted_error(ex.exception, device)) is not None:
-                _maybe_untrust(result, backend, case, device, limitation)
+            _maybe_untrust(result, backend.untrusted_error(ex.exception, device))
         return result
     assert ex.kernel is not None
     outs, masks, expected, args = ex.outputs, ex.masks, ex.expected, ex.args
@@ -480,11 +479,11 @@ def judge(ex: Execution) -> CaseResult:
     _judge(result)
     if errored:
         result.status = Status.ERROR
-        if raised is not None and (limitation := backend.untrusted_error(raised, device)) is not None:
-            _maybe_untrust(result, backend, case, device, limitation)
+        if raised is not None:
+            _maybe_untrust(result, backend.untrusted_error(raised, device))
         return result
     if result.status is Status.FAILED:
-        _maybe_untrust(result, backend, case, device)
+        _maybe_untrust(result, backend.untrusted_precision(case.precision, device))
     return result
 
 
@@ -555,9 +554,8 @@ def _judge(result: CaseResult) -> None:
         result.status = Status.FAILED
 
 
-def _maybe_untrust(result: CaseResult, backend: Backend, case: Case, device: DeviceInfo,
-                   why: str | None = None) -> None:
-    why = why or backend.untrusted_precision(case.precision, device)
+def _maybe_untrust(result: CaseResult, why: str | None) -> None:
+    """Mark ``result`` untrusted for ``why`` (a limit of this machine, from the backend), if there is one."""
     if why:
         result.untrusted = why
         result.status = Status.UNTRUSTED
