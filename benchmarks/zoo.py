@@ -123,6 +123,42 @@ def _baseline(check: Callable[[Spec], bool], spec: Spec) -> bool:
         return check(spec)
 
 
+def _baselines_apart(spec: Spec) -> tuple[bool, bool]:
+    """Both baselines, (KernelBench-style, assert_close), run in a fresh process on a GPU: they call the kernel raw,
+    and a device-side assert or an illegal address there leaves this process's CUDA context broken for good (a
+    held-out kernel's trap once killed a scoring part at the next Spec's device query). A child that dies or hangs
+    counts as flagged by both: a hand-written test sees a crash or a hang too."""
+    import json
+    import subprocess
+    import sys
+
+    from kcheck._discover import locate
+
+    ref = locate(spec)
+    if ref is None:  # a Spec built inside a function: no file to load it again from
+        return _baseline(kernelbench, spec), _baseline(one_shape, spec)
+    try:
+        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--baselines", ref.path, ref.name],
+                              capture_output=True, text=True, timeout=600, check=False)
+    except subprocess.TimeoutExpired:
+        return True, True
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        return True, True
+    kb, ac = json.loads(lines[-1])
+    return bool(kb), bool(ac)
+
+
+def _baselines_here(path: str, name: str) -> None:
+    """The child's side of ``_baselines_apart``: print [KernelBench-style, assert_close] as JSON, last line."""
+    import json
+
+    from kcheck._discover import discover
+
+    spec = next(s for f in discover(path) for s in f.specs if s.name == name)
+    print(json.dumps([kernelbench(spec), one_shape(spec)]), flush=True)
+
+
 def _large_cases(spec: Spec, spec_report: object, seeds: int | None, wait: float = 240.0) -> str:
     """Run the past-2**31 cases one process at a time per GPU (they are sized to the GPU's free memory, which
     parallel parts share) and put their results in place of the skipped entries. A case skipped for memory is
@@ -244,14 +280,16 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                 # whose cases all passed is a miss, not "GPU only"
                 needs_large = large_skipped and (gpu or _bug_class(spec) == "int32-overflow")
                 gpu_only = buggy_here and not bad and not sanitized and (skipped_all or needs_large)
+                baselines = None if skipped_all else _baselines_apart(spec) if gpu else (
+                    _baseline(kernelbench, spec), _baseline(one_shape, spec))
                 row = {
                     "spec": spec.name, "buggy": buggy_here, "class": _bug_class(spec) if buggy_here else None,
                     "kcheck": bool(bad) or bool(static) or bool(sanitized), "ran": bool(bad) or bool(sanitized),
                     "static": bool(static),
                     "gpu_only": gpu_only, "skipped": skipped_all, "mechanism": mechanism,
                     "minimal": smallest.id if smallest else "-", "seconds": seconds,
-                    "kernelbench": _baseline(kernelbench, spec) if not skipped_all else None,
-                    "assert_close": _baseline(one_shape, spec) if not skipped_all else None,
+                    "kernelbench": baselines[0] if baselines else None,
+                    "assert_close": baselines[1] if baselines else None,
                     "diagnosis": None, "diagnosis_ok": None, "minimal_debug": None, "debug_seconds": None,
                     "large": large,
                     # why the smallest failing case failed, in words (a control's false positive on a machine since
@@ -368,7 +406,12 @@ def main() -> None:
                     help="leave out the Specs that these --json outputs already have rows for (finish a cut run)")
     ap.add_argument("--no-examples", action="store_true",
                     help="leave out examples/ (the false-positive rows): a held-out zoo carries its own controls")
+    ap.add_argument("--baselines", nargs=2, metavar=("FILE", "SPEC"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.baselines:  # the child of _baselines_apart
+        enable_interpreter_if_no_gpu()
+        _baselines_here(*args.baselines)
+        return
     zoo = args.zoo.resolve() if args.zoo is not None else None
     missing: list[str] = []
     if args.merge:

@@ -238,3 +238,19 @@ def test_the_checksum_of_a_large_input_is_the_position_weighted_sum_and_sees_a_s
     ref = _fingerprint(x)
     assert _fingerprint(x.clone()) == ref
     assert _fingerprint(swapped) != ref and _fingerprint(changed) != ref
+
+
+def test_a_broken_cuda_context_in_the_callers_process_is_an_environment_problem_not_a_traceback(monkeypatch):
+    # a kernel the caller launched in its own process trapped: every later CUDA call raises (torch.AcceleratorError,
+    # a RuntimeError); kcheck says so and how to get out of it
+    import kcheck
+    from kcheck._device import detect
+
+    def broken(*_a):
+        raise RuntimeError("CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously ...")
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", broken)
+    with pytest.raises(kcheck.EnvironmentProblem, match=r"context is broken.*device-side assert.*fresh process"):
+        detect()

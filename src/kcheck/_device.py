@@ -10,6 +10,8 @@ from functools import lru_cache
 
 import torch
 
+from ._errors import EnvironmentProblem
+
 
 @dataclass(frozen=True)
 class DeviceInfo:
@@ -102,9 +104,16 @@ def _cpu_memory() -> tuple[int, int]:
 def detect() -> DeviceInfo:
     """Describe the device kcheck will use: the current CUDA device if there is one, else the CPU."""
     if torch.cuda.is_available():
-        idx = torch.cuda.current_device()
-        props = torch.cuda.get_device_properties(idx)
-        free, total = torch.cuda.mem_get_info(idx)
+        try:
+            idx = torch.cuda.current_device()
+            props = torch.cuda.get_device_properties(idx)
+            free, total = torch.cuda.mem_get_info(idx)
+        except RuntimeError as exc:  # torch.AcceleratorError: a sticky error left by a kernel this process launched
+            raise EnvironmentProblem(
+                f"this process's CUDA context is broken ({str(exc).splitlines()[0]}): a kernel launched in this "
+                "process before kcheck was called trapped or accessed an illegal address, and CUDA keeps that "
+                "error until the process ends. Call kcheck from a fresh process (kcheck runs your kernels in "
+                "workers of its own, so its own calls do not break it)") from exc
         return DeviceInfo("cuda", props.name, total, free, (props.major, props.minor),
                           props.multi_processor_count, interpreter_active())
     total, free = _cpu_memory()

@@ -1,0 +1,44 @@
+"""The zoo scorer's baselines call the kernel raw; on a GPU they run in a child process (a trap there breaks the
+process's CUDA context for good), and a child that dies counts as flagged by both baselines."""
+
+import importlib.util
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _zoo():
+    spec = importlib.util.spec_from_file_location("zoo_bench_baselines", ROOT / "benchmarks" / "zoo.py")
+    zoo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(zoo)
+    return zoo
+
+
+def _load(path: Path, name: str):
+    from kcheck._discover import discover
+
+    return next(s for f in discover(path) for s in f.specs if s.name == name)
+
+
+def test_baselines_apart_agree_with_the_baselines_in_process():
+    zoo = _zoo()
+    spec = _load(ROOT / "examples" / "vector_add.py", "vector_add")
+    assert zoo._baselines_apart(spec) == (zoo.kernelbench(spec), zoo.one_shape(spec)) == (False, False)
+
+
+def test_a_kernel_that_kills_the_baseline_process_counts_as_flagged_and_the_scorer_lives_on(tmp_path):
+    zoo = _zoo()
+    path = tmp_path / "dies_spec.py"
+    path.write_text(textwrap.dedent('''
+        import os
+        import torch
+        import kcheck
+
+        def dies(x):
+            os._exit(7)  # what a device-side trap does to the process that launched the kernel
+
+        spec = kcheck.Spec(name="dies", kernel=dies, reference=torch.neg, inputs=[kcheck.Tensor("N")],
+                           dims={"N": kcheck.Dim(nominal=64)})
+    '''))
+    assert zoo._baselines_apart(_load(path, "dies")) == (True, True)
