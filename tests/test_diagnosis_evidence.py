@@ -25,7 +25,7 @@ from kcheck.diagnose._decide import decide
 from kcheck.diagnose._observe import Facts, Severity, severity
 from kcheck.diagnose._probe import Prober
 from kcheck.diagnose._rules import diagnose, score
-from kcheck.diagnose._sweep import Evidence, base_case, decode_arange, probe_case, sweep_sizes
+from kcheck.diagnose._sweep import Evidence, base_case, case_elements, decode_arange, probe_case, sweep_sizes
 
 spec_of = importlib.import_module("debug_specs.evidence")
 
@@ -854,3 +854,119 @@ def test_a_read_past_the_end_makes_a_rescue_by_zeroed_outputs_no_uninitialized_a
     output (whose memory those reads may land in) rights the values; the accumulator is not the story."""
     assert _ranked("zeroed-rescues", "oob", "oob-wide", "tail-errors")[0] == "edge-guard"
     assert _ranked("zeroed-rescues")[0] == "uninitialized-accumulator"
+
+
+def test_an_in_place_update_left_as_it_was_below_one_block_is_a_dropped_tail_not_a_missing_guard(tmp_path):
+    """As a GPU shows an optimizer step whose grid rounds down (no access checks there): below one block nothing
+    runs and the parameters come back unchanged, above it the tail keeps its old values, which no poison marks (the
+    output is the input, updated in place). A missing guard would still compute the small sizes."""
+    diag = debug(spec_of.sgd_grid_rounds_down, budget=40, out_dir=tmp_path, repro=False, maps=False,
+                 interpreter_checks=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "tail-tile-dropped", text
+    assert {"noop", "edge-pattern"} <= _kinds(diag.top.supports), text
+    edge = _cause(diag, "edge-guard")
+    assert edge is None or ("noop" in _kinds(edge.contradicts) and edge.score < 0.5), text
+
+
+def test_a_clean_memcheck_of_a_failing_ragged_size_is_the_gpus_evidence_that_no_guard_is_missing(tmp_path,
+                                                                                                 monkeypatch):
+    """On a GPU there are no interpreter checks: compute-sanitizer's memcheck on the case the probes ran on, run to
+    its end with no finding, says the same thing, that the tail is never visited (a missing guard reads past it)."""
+    import kcheck.sanitize
+    from kcheck._device import DeviceInfo
+    from kcheck.sanitize._run import SanitizeReport, ToolRun
+
+    asked = []
+
+    def fake_sanitize(spec, *, cases=None, **kw):
+        asked.extend(c.id for c in cases or [])
+        return SanitizeReport(spec.name, [ToolRun("memcheck", "clean", cases=[c.id for c in cases or []])])
+
+    monkeypatch.setattr(kcheck.sanitize, "sanitize", fake_sanitize)
+    gpu = DeviceInfo("cuda", "a GPU", 2**34, 2**34, (9, 0), 132, False)
+    spec = spec_of.grid_rounds_down
+    report = kcheck.check(spec, large=False, interpreter_checks=False).specs[0]
+    diag = debug(spec, report=report, budget=60, out_dir=tmp_path, device=gpu, repro=False, maps=False,
+                 interpreter_checks=False)
+    text = format_diagnosis(diag)
+    assert asked and asked[0] == diag.minimal_case, (asked, text)
+    clean = [o for o in diag.observations if o.kind == "edge-accesses-clean"]
+    assert clean and "memcheck" in clean[0].text, text
+    assert diag.top is not None and diag.top.key == "tail-tile-dropped", text
+
+
+def test_the_transposed_reference_probe_is_not_run_where_the_reference_barely_changes_within_the_tolerance():
+    """An instance norm on arange rows: each row (and each column) normalizes to the same values, so the reference
+    of the input transposed differs from the plain one only through the eps (about 1e-6, under fp32's 1e-5): a
+    kernel with a cancellation error near the tolerance "matched" it on a GPU and was called a transposition."""
+    from kcheck.diagnose._sweep import _with, transpose_invariant
+
+    spec = spec_of.instance_norm_rows
+    case = next(c for c in kcheck.matrix(spec, patterns=["arange"]) if c.pattern == "arange")
+    case = _with(case, {"B": 2, "C": 8, "L": 8}, spec)
+    assert transpose_invariant(spec, case, 0)
+    other = spec_of.stride_square_only  # x * 2: the transposed input's reference is another matrix
+    square = next(c for c in kcheck.matrix(other, patterns=["randn"]) if c.pattern == "randn")
+    assert not transpose_invariant(other, _with(square, {"M": 16, "N": 16}, other), 0)
+
+
+def _facts_of(*kinds: str) -> tuple[Evidence, Facts]:
+    """Evidence of a Spec that passes, its observations replaced by ``kinds``: the rules alone, on a GPU's mix."""
+    spec = spec_of.instance_norm_rows
+    report = kcheck.check(spec, tier="quick", large=False).specs[0]
+    ev = Evidence(spec, report, [])
+    facts = Facts(ev)
+    facts.observations = [Observation(k, f"seen: {k}") for k in kinds]
+    return ev, facts
+
+
+def test_fp32_randn_cases_wrong_far_beyond_rounding_contradict_a_cancellation():
+    """A column max merged without an atomic on a GPU: its fp32 randn cases are grossly wrong, and one fp16
+    large-mean case beside them is beyond the same-precision baseline. A formula that cancels is right on randn
+    data; the large-mean case alone named it (0.8) over the lost update."""
+    ev, facts = _facts_of("large-mean-baseline", "reduces", "gross")
+    alone = next(c for c in diagnose(ev, facts) if c.key == "cancellation")
+    assert alone.score >= 0.5 and not alone.contradicts  # what a large-mean baseline says, on its own
+    ev, facts = _facts_of("large-mean-baseline", "wide-precision-gross", "reduces", "gross")
+    cause = next(c for c in diagnose(ev, facts) if c.key == "cancellation")
+    assert cause.score < 0.5 and "wide-precision-gross" in _kinds(cause.contradicts), cause
+
+
+def test_nan_only_in_non_contiguous_cases_is_the_padding_read_not_a_zero_denominator():
+    """kcheck pads strided views with NaN: a kernel that takes its rows as contiguous gets NaN only there."""
+    spec = spec_of.rows_read_flat
+    report = kcheck.check(spec, large=False).specs[0]
+    ev = Evidence(spec, report, [r for r in report.cases if not r.ok])
+    facts = Facts(ev)
+    assert "nonfinite-strided" in _kinds(facts.observations), facts.observations
+    causes = diagnose(ev, facts)
+    div = next((c for c in causes if c.key == "division-by-zero"), None)
+    assert div is None or ("nonfinite-strided" in _kinds(div.contradicts) and div.score < 0.5), causes
+    # the launcher that raises on most strided inputs and reads the padding where its view succeeds: the exception
+    # is the story, not a zero denominator guessed from NaN on one-element rows
+    ev, facts = _facts_of("raises", "nonfinite-short", "nonfinite-strided", "gross", "vector-operand")
+    causes = diagnose(ev, facts)
+    div = next(c for c in causes if c.key == "division-by-zero")
+    assert div.score < 0.5 and "nonfinite-strided" in _kinds(div.contradicts), causes
+
+
+def test_the_probes_run_on_a_smaller_failing_case_when_the_most_severe_one_is_too_large_to_probe():
+    """A race that turns to NaN only in the largest case: probing nothing (the case is past what a probe may run)
+    left the debugger without its repeats; a smaller case that fails too is probed instead."""
+    spec = spec_of.rows_read_flat
+    report = kcheck.check(spec, large=False).specs[0]
+    failing = [r for r in report.cases if not r.ok]
+    assert len(failing) >= 2
+    big = max(failing, key=lambda r: case_elements(spec, r.case))
+    small = [r for r in failing if case_elements(spec, r.case) < case_elements(spec, big.case)]
+    assert small
+    big = dataclasses.replace(big, status=Status.CRASHED)  # the most severe kind, and the largest case
+    ev = Evidence(spec, report, [big, *small])
+    assert probe_case(ev) == big.case  # without a limit: the most severe, whatever its size
+    ev = Evidence(spec, report, [big, *small])
+    limit = max(case_elements(spec, r.case) for r in small)
+    case = probe_case(ev, max_elements=limit)
+    assert case is not None and case != big.case and case_elements(spec, case) <= limit
+    ev = Evidence(spec, report, [big])
+    assert probe_case(ev, max_elements=limit) == big.case  # none fits: the note says so, as before

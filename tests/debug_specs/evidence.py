@@ -828,3 +828,74 @@ tile_ids_swapped = kcheck.Spec(
     name="tile_ids_swapped", kernel=_tile_scale, reference=lambda x: x * 3.0, inputs=[kcheck.Tensor("M", "N")],
     dims={"M": kcheck.Dim(nominal=64, max=256, real=()), "N": kcheck.Dim(nominal=32, max=256, real=())},
     dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1)
+
+
+# -- an in-place SGD step on a grid of n // BLOCK programs: below one block nothing runs and the parameters come back
+# -- as they went in; above, the tail keeps its old values (an in-place output holds no poison to show it) ----------
+
+
+@triton.jit
+def _sgd_kernel(p_ptr, g_ptr, n, lr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    p = tl.load(p_ptr + offs, mask=mask)
+    g = tl.load(g_ptr + offs, mask=mask)
+    tl.store(p_ptr + offs, p - lr * g, mask=mask)
+
+
+def _sgd_step(p: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+    grid = (p.numel() // 128,)  # BUG: rounds down
+    if grid[0]:
+        _sgd_kernel[grid](p, g, p.numel(), 0.1, BLOCK=128)
+    return p
+
+
+sgd_grid_rounds_down = kcheck.Spec(
+    name="sgd_grid_rounds_down", kernel=_sgd_step, reference=lambda p, g: p - 0.1 * g,
+    inputs=[kcheck.Tensor("N", mutated=True), kcheck.Tensor("N")],
+    dims={"N": kcheck.Dim(nominal=1000, real=(), max=8192)}, dtypes=["fp32"], patterns=["randn"],
+    layouts=("contiguous",), seeds=1)
+
+
+# -- a launcher that flattens its input with view(-1) (it raises for rows padded apart) and a kernel that addresses
+# -- the flat buffer as contiguous: where the view does succeed on a strided input (rows of one element) it reads
+# -- the padding -------------------------------------------------------------------------------------------------
+
+
+def _bias_relu_flat(x: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    flat = x.view(-1)  # BUG: raises for a non-contiguous x with rows longer than one element
+    data = torch.as_strided(flat, flat.shape, (1,))  # what a kernel given flat.data_ptr() reads
+    return torch.relu(data.view(x.shape[0], -1) + b)
+
+
+bias_relu_flat_view = kcheck.Spec(
+    name="bias_relu_flat_view", kernel=_bias_relu_flat, reference=lambda x, b: torch.relu(x + b),
+    inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("N")],
+    dims={"M": kcheck.Dim(nominal=64, max=256), "N": kcheck.Dim(nominal=32, max=256)}, dtypes=["fp32"], seeds=1)
+
+
+# -- an instance norm over L of [B, C, L] (correct): on arange inputs every row, and every column, normalizes to the
+# -- same values, so its reference barely changes when the input is transposed ----------------------------------
+
+
+def _instance_norm(x: torch.Tensor) -> torch.Tensor:
+    mean = x.mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(((x - mean) ** 2).mean(-1, keepdim=True) + 1e-5)
+
+
+instance_norm_rows = kcheck.Spec(
+    name="instance_norm_rows", kernel=_instance_norm, reference=_instance_norm, inputs=[kcheck.Tensor("B", "C", "L")],
+    dims={"B": kcheck.Dim(nominal=2), "C": kcheck.Dim(nominal=8), "L": kcheck.Dim(nominal=8)}, dtypes=["fp32"],
+    seeds=1)
+
+
+# -- rows read at a stride of N whatever the tensor's own: a strided view's rows are padded with NaN by kcheck -----
+
+
+def _rows_read_flat(x: torch.Tensor) -> torch.Tensor:
+    return torch.as_strided(x, x.shape, (x.shape[-1], 1)) * 2  # BUG: x.stride(0) is not always N
+
+
+rows_read_flat = kcheck.Spec(
+    name="rows_read_flat", kernel=_rows_read_flat, reference=lambda x: x * 2, inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=64, max=256), "N": kcheck.Dim(nominal=32, max=256)}, dtypes=["fp32"], seeds=1)

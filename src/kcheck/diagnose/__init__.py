@@ -26,6 +26,7 @@ from .._options import Options
 from .._results import CaseResult, ReasonKind, Report, SpecReport, Status
 from .._spec import Spec
 from ..backends import backend_of
+from ..cases import Case
 from ..report import maps_for_case
 from ..run import RunOptions, grad_label
 from ._causes import BUG_CLASSES, OBSERVATIONS, Cause, Diagnosis, Experiment, Observation
@@ -129,7 +130,7 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
                 dims = [d for d in spec.dim_names() if d in ev.base.sizes]
                 sweep_sizes(prober, ev, dims)
                 probe_magnitudes(prober, ev)
-            case = probe_case(ev)
+            case = probe_case(ev, PROBE_MAX_ELEMENTS)
             if case is not None and case_elements(spec, case) > PROBE_MAX_ELEMENTS:
                 why = " (the past-2**31 case is what fails)" if case.axis == "large" else ""
                 diag.notes.append(f"the smallest failing case holds a tensor of {case_elements(spec, case):,} elements "
@@ -151,7 +152,7 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
 
                     journal_experiment(spec, case, dev, prober, diag, isolate=dangerous)
                 if sanitize and dev.is_gpu and not ev.sanitizer and prober.left() > 15:
-                    ev.sanitizer = _sanitize_case(spec, case, dev, prober.left())
+                    _sanitize_case(spec, ev, case, dev, prober.left())
             prober.limit = 1.0
             for _ in range(MAX_DECISIONS):
                 facts = Facts(ev)
@@ -194,10 +195,14 @@ def _sanitize_passing(spec: Spec, dev: DeviceInfo, timeout: float) -> tuple[list
             f"every case passed; compute-sanitizer over the edge cases: {ran or rep.unavailable}")
 
 
-def _sanitize_case(spec: Spec, case: object, dev: DeviceInfo, left: float) -> list:
-
-    rep = sanitizer.sanitize(spec, cases=[case], device=dev, timeout=max(15.0, left))  # type: ignore[list-item]
-    return [f for t in rep.tools for f in t.findings]
+def _sanitize_case(spec: Spec, ev: Evidence, case: Case, dev: DeviceInfo, left: float) -> None:
+    """compute-sanitizer's tools on the case the probes ran on: their findings join the evidence, and a memcheck
+    that ran to its end with none says that every access of that failing case stayed in bounds."""
+    rep = sanitizer.sanitize(spec, cases=[case], device=dev, timeout=max(15.0, left))
+    ev.sanitizer = [f for t in rep.tools for f in t.findings]
+    memcheck = next((t for t in rep.tools if t.tool == "memcheck"), None)
+    if memcheck is not None and memcheck.status == "clean" and ev.minimal is not None and ev.minimal.case == case:
+        ev.memcheck_clean = ev.minimal
 
 
 def _write_and_run_repro(spec: Spec, ev: Evidence, diag: Diagnosis, out_dir: Path, dev: DeviceInfo,

@@ -434,6 +434,13 @@ class Facts:
         if self.edge and ev.interpreted and not oob:
             self.add("edge-accesses-clean", "the interpreter checked every load and store at the failing sizes and "
                      "none went out of bounds: the tail is never visited, no guard is missing")
+        clean = ev.memcheck_clean
+        if self.edge and clean is not None and not oob and any(
+                clean.case.sizes.get(d, 0) % b for d, b, _ in self.edge):
+            # a GPU's equivalent: memcheck tracks each allocation's exact size (kcheck turns torch's caching off)
+            self.add("edge-accesses-clean", f"compute-sanitizer memcheck checked every access of {clean.case.id}, a "
+                     "failing size past the last full block, and none went out of bounds: the tail is never "
+                     "visited, no guard is missing")
         shared = [f for f in ev.findings() if f.kind.startswith("race") and f.tool == "racecheck"]
         if shared:
             f = shared[0]
@@ -490,6 +497,11 @@ class Facts:
                      "axis that can be zero")
         elif nf_randn:
             self.add("nonfinite-randn", f"NaN/Inf on plain randn data ({nf_randn[0].case.id})")
+        nonfinite = [r for r in self.results if not r.ok and _nonfinite(r) and r.case.axis != "debug"]
+        if nonfinite and all(r.case.layout != "contiguous" for r in nonfinite):
+            self.add("nonfinite-strided", f"NaN/Inf only in non-contiguous cases ({len(nonfinite)}, e.g. "
+                     f"{nonfinite[0].case.id}), whose views kcheck pads with NaN: a kernel that reads the padding "
+                     "(rows taken as contiguous)")
         # large magnitudes with a zero mean (a large mean is the cancellation's pattern)
         large = [r for r in failing if r.case.pattern == "large" and _nonfinite(r)]
         mags = [(k, r) for k, r in ev.magnitudes if k > 1 and not r.ok and _nonfinite(r)]
