@@ -16,6 +16,7 @@ import importlib
 import itertools
 
 import pytest
+import torch
 
 import kcheck
 from kcheck import Status
@@ -970,3 +971,45 @@ def test_the_probes_run_on_a_smaller_failing_case_when_the_most_severe_one_is_to
     assert case is not None and case != big.case and case_elements(spec, case) <= limit
     ev = Evidence(spec, report, [big])
     assert probe_case(ev, max_elements=limit) == big.case  # none fits: the note says so, as before
+
+
+def test_a_zeroed_run_that_passed_says_nothing_when_the_failure_does_not_come_back_on_the_same_inputs():
+    """A column max merged with a plain load/max/store on a GPU: wrong past one block, the smallest failing case
+    passed when run again, and passed once more with its outputs zeroed. The zeroed pass was the same luck as the
+    repeat: the poison is the same at every run, so a kernel that reads it fails every run."""
+    ev, facts = _facts_of("zeroed-rescues", "flaky", "reduces", "past-one-block", "gross", "wide-precision-gross")
+    causes = diagnose(ev, facts)
+    assert causes[0].key == "missing-atomic", causes
+    acc = next(c for c in causes if c.key == "uninitialized-accumulator")
+    assert acc.score < 0.5 and "flaky" in _kinds(acc.contradicts), causes
+
+
+def _amax_ref(x):
+    if x.numel() == 0:
+        return x.new_zeros(())
+    else:
+        return x.abs().amax()
+
+
+def _var_ref(x):
+    return torch.var_mean(x, -1)[0]
+
+
+def _lse_ref(x):
+    lse = torch.logsumexp(x, -1)
+    return lse
+
+
+def test_the_operation_the_advice_is_worded_for_is_read_from_whole_words():
+    """An absmax whose reference has an ``else`` was advised as a log-sum-exp ("lse" inside "else")."""
+    from types import SimpleNamespace
+
+    from kcheck.diagnose._rules import _op
+
+    def op(ref, name="k"):
+        return _op(SimpleNamespace(spec=SimpleNamespace(name=name, kernel=ref, reference=ref)))  # type: ignore[arg-type]
+
+    assert op(_amax_ref, "fp8_amax") == "reduction"
+    assert op(_var_ref) == "variance"
+    assert op(_lse_ref) == "log-sum-exp"
+    assert op(_amax_ref, "running_var_update") == "variance"
