@@ -1013,3 +1013,21 @@ def test_the_operation_the_advice_is_worded_for_is_read_from_whole_words():
     assert op(_var_ref) == "variance"
     assert op(_lse_ref) == "log-sum-exp"
     assert op(_amax_ref, "running_var_update") == "variance"
+
+
+def test_a_clean_memcheck_of_a_strided_case_is_no_evidence_that_the_accesses_stay_in_bounds():
+    """A strided view's rows are padded inside one allocation: a load past a row's end reads the padding, which
+    memcheck cannot tell from the row. Seen on the H200: a load without its mask, memcheck clean on a strided case,
+    ranked a dropped tail."""
+    spec = spec_of.grid_rounds_down
+    report = kcheck.check(spec, large=False, interpreter_checks=False).specs[0]
+    ev = Evidence(spec, report, [r for r in report.cases if not r.ok])
+    ev.base = base_case(spec, report)
+    sweep_sizes(Prober(spec, detect(), 60), ev, ["N"])
+    probe_case(ev)
+    assert ev.minimal is not None and ev.minimal.case.layout == "contiguous"
+    ev.memcheck_clean = ev.minimal
+    assert "edge-accesses-clean" in _kinds(Facts(ev).observations)
+    strided = dataclasses.replace(ev.minimal.case, layout="strided")
+    ev.memcheck_clean = dataclasses.replace(ev.minimal, case=strided)
+    assert "edge-accesses-clean" not in _kinds(Facts(ev).observations)
