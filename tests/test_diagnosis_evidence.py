@@ -1037,3 +1037,13 @@ def test_a_clean_memcheck_of_a_strided_case_is_no_evidence_that_the_accesses_sta
     strided = dataclasses.replace(ev.minimal.case, layout="strided")
     ev.memcheck_clean = dataclasses.replace(ev.minimal, case=strided)
     assert "edge-accesses-clean" not in _kinds(Facts(ev).observations)
+
+
+@pytest.mark.interpreter  # the interpreter's bounds checks are the evidence
+def test_a_row_bound_one_too_wide_reads_one_whole_row_past_the_end_an_off_by_one_not_a_missing_guard(tmp_path):
+    """A [M, 32] tensor read with rows <= M: the out-of-bounds lanes start right at the tensor's end and are one row
+    (32 lanes), not one element; a missing row mask would read up to a block of rows past it."""
+    diag = debug(spec_of.row_mask_one_too_wide, budget=40, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "off-by-one-mask", text
+    assert "oob-single-lane" in _kinds(diag.top.supports), text

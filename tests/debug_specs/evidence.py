@@ -899,3 +899,28 @@ def _rows_read_flat(x: torch.Tensor) -> torch.Tensor:
 rows_read_flat = kcheck.Spec(
     name="rows_read_flat", kernel=_rows_read_flat, reference=lambda x: x * 2, inputs=[kcheck.Tensor("M", "N")],
     dims={"M": kcheck.Dim(nominal=64, max=256), "N": kcheck.Dim(nominal=32, max=256)}, dtypes=["fp32"], seeds=1)
+
+
+# -- rows of a [M, 32] tensor read with a row mask one too wide: each program's last row one past the end, whole ----
+
+
+@triton.jit
+def _row_double_kernel(x_ptr, out_ptr, M, D: tl.constexpr, BLOCK_R: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    cols = tl.arange(0, D)
+    x = tl.load(x_ptr + rows[:, None] * D + cols[None, :], mask=(rows <= M)[:, None], other=0.0)  # BUG: rows < M
+    tl.store(out_ptr + rows[:, None] * D + cols[None, :], x * 2.0, mask=(rows < M)[:, None])
+
+
+def _row_double(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    if x.shape[0]:
+        _row_double_kernel[(triton.cdiv(x.shape[0], 8),)](x, out, x.shape[0], D=32, BLOCK_R=8)
+    return out
+
+
+row_mask_one_too_wide = kcheck.Spec(
+    name="row_mask_one_too_wide", kernel=_row_double, reference=lambda x: x * 2.0, inputs=[kcheck.Tensor("M", 32)],
+    dims={"M": kcheck.Dim(nominal=64, max=512)}, dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",),
+    seeds=1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import itertools
 import math
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -153,11 +154,23 @@ def one_element_past(f: Finding) -> bool:
     allocation (1 byte after it: the access starts at the end) or, without it, one record per case (a case that
     launches its kernel several times repeats the same record)."""
     if f.tool == "interpreter":
-        return "lanes out of bounds" not in f.message
+        return "lanes out of bounds" not in f.message or _one_row_past(f.message)
     distance = f.farthest if f.farthest is not None else f.distance
     if distance is not None:
         return 0 < distance <= max(1, f.size or 1)
     return f.count <= max(1, len(f.cases))
+
+
+def _one_row_past(message: str) -> bool:
+    """Whether the interpreter's message tells of lanes that start right at a 2-D (or more) tensor's end and are no
+    more than one row of it: a row bound off by one (rows <= n) reads the row just past the end, whole; a missing
+    row mask reads up to a block of rows past it."""
+    lanes = re.search(r"; (\d+) of \d+ lanes out of bounds", message)
+    shape = re.search(r"\(\d+ bytes, \w+\[([\d, ]+)\]\)", message)
+    if lanes is None or shape is None or "the access starting right at its end" not in message:
+        return False
+    dims = [int(d) for d in shape.group(1).split(",")]
+    return len(dims) >= 2 and int(lanes.group(1)) <= dims[-1]
 
 
 class Facts:
@@ -400,7 +413,8 @@ class Facts:
         for f in oob[:2]:
             self.add("oob", f"{f.tool}: {f.message[:220]} at {f.file}:{f.line}")
         if oob and all(one_element_past(f) for f in oob):
-            self.add("oob-single-lane", "each out-of-bounds access is a single lane: one element past the end")
+            self.add("oob-single-lane", "each out-of-bounds access is a single lane, or one row of a 2-D tensor, "
+                     "just past the end: a bound off by one")
         elif oob:
             self.add("oob-wide", f"out-of-bounds accesses of many lanes at once ({oob[0].message[:120]})")
         vec = [(r, f) for r in self.results for f in r.findings if f.kind == "out-of-bounds" and _on_vector(ev, r, f)]
