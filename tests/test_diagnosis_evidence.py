@@ -1047,3 +1047,23 @@ def test_a_row_bound_one_too_wide_reads_one_whole_row_past_the_end_an_off_by_one
     text = format_diagnosis(diag)
     assert diag.top is not None and diag.top.key == "off-by-one-mask", text
     assert "oob-single-lane" in _kinds(diag.top.supports), text
+
+
+def test_one_row_just_past_a_2d_tensors_end_is_one_element_past_and_a_block_of_rows_is_not():
+    """The interpreter's messages: one row of a [512, 64] tensor read right at its end, or 28 bytes past it when its
+    rows are padded apart (the last row lacks its padding), is a bound off by one; two rows, a 1-D tensor's tail, or
+    a start farther than a row past the end are not."""
+    from kcheck._findings import Finding
+    from kcheck.diagnose._observe import one_element_past
+
+    def past(text: str) -> bool:
+        return one_element_past(Finding("interpreter", "out-of-bounds", "error", text))
+
+    at_end = ("out-of-bounds read of 4 bytes at 0x10 in lane (22, 0) of program (15,0,0): 1 bytes after tensor 'v' "
+              "(131072 bytes, float32[512, 64]), the access starting right at its end; 64 of 4096 lanes out of bounds")
+    padded = at_end.replace("(131072 bytes", "(145380 bytes").replace(
+        "the access starting right at its end", "the access starting 28 bytes past its end")
+    assert past(at_end) and past(padded)
+    assert not past(at_end.replace("64 of 4096", "128 of 4096"))
+    assert not past(at_end.replace("float32[512, 64]", "float32[32768]"))
+    assert not past(padded.replace("28 bytes past", "256 bytes past"))

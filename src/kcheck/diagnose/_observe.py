@@ -162,15 +162,21 @@ def one_element_past(f: Finding) -> bool:
 
 
 def _one_row_past(message: str) -> bool:
-    """Whether the interpreter's message tells of lanes that start right at a 2-D (or more) tensor's end and are no
-    more than one row of it: a row bound off by one (rows <= n) reads the row just past the end, whole; a missing
-    row mask reads up to a block of rows past it."""
+    """Whether the interpreter's message tells of lanes that start within one row past a 2-D (or more) tensor's end
+    and are no more than one row of it: a row bound off by one (rows <= n) reads the row just past the end, whole (in
+    rows padded apart, it starts past the padding the last row lacks); a missing row mask reads up to a block of
+    rows past it."""
     lanes = re.search(r"; (\d+) of \d+ lanes out of bounds", message)
-    shape = re.search(r"\(\d+ bytes, \w+\[([\d, ]+)\]\)", message)
-    if lanes is None or shape is None or "the access starting right at its end" not in message:
+    shape = re.search(r"\(\d+ bytes, (\w+)\[([\d, ]+)\]\)", message)
+    if lanes is None or shape is None:
         return False
-    dims = [int(d) for d in shape.group(1).split(",")]
-    return len(dims) >= 2 and int(lanes.group(1)) <= dims[-1]
+    dims = [int(d) for d in shape.group(2).split(",")]
+    bits = re.search(r"(\d+)$", shape.group(1))
+    row = dims[-1] * (int(bits.group(1)) // 8 if bits else 1)
+    past = 0 if "the access starting right at its end" in message else None
+    if (start := re.search(r"the access starting (\d+) bytes past its end", message)) is not None:
+        past = int(start.group(1))
+    return len(dims) >= 2 and past is not None and past < row and int(lanes.group(1)) <= dims[-1]
 
 
 class Facts:
