@@ -318,7 +318,7 @@ class _Seen:
 
         self.observations = [Observation(k, k, 0.0) for k in kinds]
         # what the advice is worded for
-        self.ev = SimpleNamespace(spec=spec_of.variance_one_pass, arange_permutes=False)
+        self.ev = SimpleNamespace(spec=spec_of.variance_one_pass, arange_permutes=False, failing=[])
 
     def has(self, *kinds: str) -> bool:
         return any(o.kind in kinds for o in self.observations)
@@ -327,11 +327,16 @@ class _Seen:
         return [o for o in self.observations if o.kind == kind]
 
 
-def _ranked(*kinds: str) -> list[str]:
+def _causes(*kinds: str) -> list[Cause]:
+    """The causes the rules rank from these observations alone, best first."""
     from kcheck.diagnose._rules import PROFILES, evaluate
 
     causes = [c for p in PROFILES if (c := evaluate(p, _Seen(*kinds))) is not None]  # type: ignore[arg-type]
-    return [c.key for c in sorted(causes, key=lambda c: -c.score)]
+    return sorted(causes, key=lambda c: -c.score)
+
+
+def _ranked(*kinds: str) -> list[str]:
+    return [c.key for c in _causes(*kinds)]
 
 
 def test_a_barrier_under_a_thread_dependent_branch_outranks_a_missing_one():
@@ -912,25 +917,14 @@ def test_the_transposed_reference_probe_is_not_run_where_the_reference_barely_ch
     assert not transpose_invariant(other, _with(square, {"M": 16, "N": 16}, other), 0)
 
 
-def _facts_of(*kinds: str) -> tuple[Evidence, Facts]:
-    """Evidence of a Spec that passes, its observations replaced by ``kinds``: the rules alone, on a GPU's mix."""
-    spec = spec_of.instance_norm_rows
-    report = kcheck.check(spec, tier="quick", large=False).specs[0]
-    ev = Evidence(spec, report, [])
-    facts = Facts(ev)
-    facts.observations = [Observation(k, f"seen: {k}") for k in kinds]
-    return ev, facts
-
-
 def test_fp32_randn_cases_wrong_far_beyond_rounding_contradict_a_cancellation():
     """A column max merged without an atomic on a GPU: its fp32 randn cases are grossly wrong, and one fp16
     large-mean case beside them is beyond the same-precision baseline. A formula that cancels is right on randn
     data; the large-mean case alone named it (0.8) over the lost update."""
-    ev, facts = _facts_of("large-mean-baseline", "reduces", "gross")
-    alone = next(c for c in diagnose(ev, facts) if c.key == "cancellation")
+    alone = next(c for c in _causes("large-mean-baseline", "reduces", "gross") if c.key == "cancellation")
     assert alone.score >= 0.5 and not alone.contradicts  # what a large-mean baseline says, on its own
-    ev, facts = _facts_of("large-mean-baseline", "wide-precision-gross", "reduces", "gross")
-    cause = next(c for c in diagnose(ev, facts) if c.key == "cancellation")
+    both = _causes("large-mean-baseline", "wide-precision-gross", "reduces", "gross")
+    cause = next(c for c in both if c.key == "cancellation")
     assert cause.score < 0.5 and "wide-precision-gross" in _kinds(cause.contradicts), cause
 
 
@@ -952,8 +946,7 @@ def test_nan_only_in_non_contiguous_cases_is_the_padding_read_not_a_zero_denomin
     assert div is None or ("nonfinite-strided" in _kinds(div.contradicts) and div.score < 0.5), causes
     # the launcher that raises on most strided inputs and reads the padding where its view succeeds: the exception
     # is the story, not a zero denominator guessed from NaN on one-element rows
-    ev, facts = _facts_of("raises", "nonfinite-short", "nonfinite-strided", "gross", "vector-operand")
-    causes = diagnose(ev, facts)
+    causes = _causes("raises", "nonfinite-short", "nonfinite-strided", "gross", "vector-operand")
     div = next(c for c in causes if c.key == "division-by-zero")
     assert div.score < 0.5 and "nonfinite-strided" in _kinds(div.contradicts), causes
 
@@ -983,8 +976,7 @@ def test_a_zeroed_run_that_passed_says_nothing_when_the_failure_does_not_come_ba
     """A column max merged with a plain load/max/store on a GPU: wrong past one block, the smallest failing case
     passed when run again, and passed once more with its outputs zeroed. The zeroed pass was the same luck as the
     repeat: the poison is the same at every run, so a kernel that reads it fails every run."""
-    ev, facts = _facts_of("zeroed-rescues", "flaky", "reduces", "past-one-block", "gross", "wide-precision-gross")
-    causes = diagnose(ev, facts)
+    causes = _causes("zeroed-rescues", "flaky", "reduces", "past-one-block", "gross", "wide-precision-gross")
     assert causes[0].key == "missing-atomic", causes
     acc = next(c for c in causes if c.key == "uninitialized-accumulator")
     assert acc.score < 0.5 and "flaky" in _kinds(acc.contradicts), causes

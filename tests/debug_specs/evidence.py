@@ -857,23 +857,6 @@ sgd_grid_rounds_down = kcheck.Spec(
     layouts=("contiguous",), seeds=1)
 
 
-# -- a launcher that flattens its input with view(-1) (it raises for rows padded apart) and a kernel that addresses
-# -- the flat buffer as contiguous: where the view does succeed on a strided input (rows of one element) it reads
-# -- the padding -------------------------------------------------------------------------------------------------
-
-
-def _bias_relu_flat(x: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    flat = x.view(-1)  # BUG: raises for a non-contiguous x with rows longer than one element
-    data = torch.as_strided(flat, flat.shape, (1,))  # what a kernel given flat.data_ptr() reads
-    return torch.relu(data.view(x.shape[0], -1) + b)
-
-
-bias_relu_flat_view = kcheck.Spec(
-    name="bias_relu_flat_view", kernel=_bias_relu_flat, reference=lambda x, b: torch.relu(x + b),
-    inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("N")],
-    dims={"M": kcheck.Dim(nominal=64, max=256), "N": kcheck.Dim(nominal=32, max=256)}, dtypes=["fp32"], seeds=1)
-
-
 # -- an instance norm over L of [B, C, L] (correct): on arange inputs every row, and every column, normalizes to the
 # -- same values, so its reference barely changes when the input is transposed ----------------------------------
 

@@ -201,7 +201,7 @@ def _sanitize_case(spec: Spec, ev: Evidence, case: Case, dev: DeviceInfo, left: 
     rep = sanitizer.sanitize(spec, cases=[case], device=dev, timeout=max(15.0, left))
     ev.sanitizer = [f for t in rep.tools for f in t.findings]
     memcheck = next((t for t in rep.tools if t.tool == "memcheck"), None)
-    if memcheck is not None and memcheck.status == "clean" and ev.minimal is not None and ev.minimal.case == case:
+    if memcheck is not None and memcheck.status == "clean":  # ``case`` is the smallest failing one's
         ev.memcheck_clean = ev.minimal
 
 

@@ -18,6 +18,7 @@ from .._dtypes import PRECISIONS
 from .._results import CaseResult, SpecReport, Status
 from .._spec import Spec, Tensor
 from ..cases import Case, call_reference, fit, make_args, numel, params_of, shape_of, tensor_shapes, upcast
+from ..compare import rms
 from ._observe import Facts, error_of, ignores_nan, most_severe_smallest, reads_bumped, reduces, vector_inputs
 from ._probe import Prober, ignored_region
 
@@ -246,10 +247,7 @@ def transpose_invariant(spec: Spec, case: Case, i: int) -> bool:
         rtol = PRECISIONS[case.precision].rtol
 
         def near(a: torch.Tensor, b: torch.Tensor) -> bool:
-            a, b = a.double(), b.double()
-            finite = a[torch.isfinite(a)]
-            scale = float(finite.square().mean().sqrt()) if finite.numel() else 0.0
-            return torch.allclose(a, b, rtol=rtol, atol=max(rtol * scale, 1e-12), equal_nan=True)
+            return torch.allclose(a.double(), b.double(), rtol=rtol, atol=max(rtol * rms(a), 1e-12), equal_nan=True)
 
         return len(plain) == len(other) and all(
             isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape and near(a, b)
