@@ -197,6 +197,29 @@ def test_a_large_case_leaves_no_cycle_held_tensor_behind(monkeypatch):
         gc.enable()
 
 
+def test_running_out_of_memory_while_copying_the_inputs_is_an_out_of_memory_result_not_a_traceback(monkeypatch):
+    """The snapshots that see an input change are taken between the stages ``execute`` guards; on an H200 running
+    the examples with ``-n auto``, one (an int64 copy of a 2**31-element input) ran out of memory beside two other
+    past-2**31 cases and the case was an error carrying a traceback, with nothing to say it was the memory, so the
+    pool did not run it again alone. It is an out-of-memory result, which the pool runs again alone."""
+    import kcheck.run._execute as engine
+    from kcheck import ReasonKind
+    from kcheck._device import detect
+    from kcheck.cases import build_matrix
+
+    spec = _spec(lambda x: 2 * x)
+    case = build_matrix(spec, detect(), tier="quick")[0]
+
+    def snapshot(t):
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 16.00 GiB.")
+
+    monkeypatch.setattr(engine, "_snapshot", snapshot)
+    res = engine.run_case(spec, case, detect())
+    assert res.status in (Status.ERROR, Status.SKIPPED)
+    assert ReasonKind.OUT_OF_MEMORY in [r.kind for r in res.reasons]
+    assert "preparing the case ran out of device memory" in " ".join(str(r) for r in res.reasons)
+
+
 def test_a_reference_that_refuses_an_empty_dimension_is_an_error_that_says_how_to_declare_it():
     """Many torch operations raise on empty tensors; the Spec's dimension admits 0, so the case is not judged (an
     error, never a pass), and the reason names the dimension and the two ways out."""
@@ -231,13 +254,29 @@ def test_the_checksum_of_a_large_input_is_the_position_weighted_sum_and_sees_a_s
     weighted = sum(int(v) * (i + 1) for i, v in enumerate(as_int.tolist()))
     weighted = (weighted + 2**63) % 2**64 - 2**63
     for width in (1, 7, 64, 999, 1000, 4096):
-        assert _fingerprint(x, width=width) == (plain, weighted), width
+        for chunk in (1, 3, 1 << 14):
+            assert _fingerprint(x, width=width, chunk=chunk) == (plain, weighted), (width, chunk)
     swapped, changed = x.clone(), x.clone()
     swapped[[3, 7]] = swapped[[7, 3]]
     changed[999] += 1
     ref = _fingerprint(x)
     assert _fingerprint(x.clone()) == ref
     assert _fingerprint(swapped) != ref and _fingerprint(changed) != ref
+
+
+def test_the_checksum_of_a_large_input_copies_at_most_a_chunk_of_it_into_int64():
+    """torch sums an int32 tensor into int64 by making an int64 copy of it first: over a whole 2**31-element input
+    that is 16 GiB, which ran an H200 out of memory beside other cases. The checksum sums a chunk of rows at a time,
+    so its largest allocation is one chunk's copy, not the input's."""
+    from torch.profiler import ProfilerActivity, profile
+
+    from kcheck.run._execute import _fingerprint
+
+    x = torch.randint(-100, 100, (1 << 22,), dtype=torch.int32)  # 4 Mi elements: a full int64 copy is 32 MiB
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        _fingerprint(x, width=1 << 6)  # 65536 rows of 64, summed 16384 rows at a time
+    largest = max(e.cpu_memory_usage for e in prof.events())
+    assert 0 < largest <= (1 << 14) * (1 << 6) * 8, largest  # one chunk's int64 copy: 8 MiB
 
 
 def test_a_broken_cuda_context_in_the_callers_process_is_an_environment_problem_not_a_traceback(monkeypatch):

@@ -168,20 +168,26 @@ def _bits_equal(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return a == b
 
 
-def _fingerprint(t: torch.Tensor, width: int = 1 << 12) -> tuple[int, int]:
+def _fingerprint(t: torch.Tensor, width: int = 1 << 12, chunk: int = 1 << 14) -> tuple[int, int]:
     """Order-sensitive checksum of a tensor's bits, for inputs too large to copy: the sum of the elements' bits and
-    the sum weighted by position (element i weighs i + 1), in int64 arithmetic that wraps. Computed in two passes
-    over the data without an int64 copy of it: seen as rows of ``width``, element (r, c) weighs r * width + c + 1,
-    so the weighted sum is width * sum_r r * rowsum_r + sum_c (c + 1) * colsum_c (the same value, exactly, as the
-    element-by-element sum); a short tail past the last full row is weighed element by element. One transfer at the
-    end."""
+    the sum weighted by position (element i weighs i + 1), in int64 arithmetic that wraps. Seen as rows of
+    ``width``, element (r, c) weighs r * width + c + 1, so the weighted sum is width * sum_r r * rowsum_r +
+    sum_c (c + 1) * colsum_c (the same value, exactly, as the element-by-element sum); a short tail past the last
+    full row is weighed element by element. The row and column sums run ``chunk`` rows at a time: torch sums into
+    int64 by making an int64 copy of what it sums (16 GiB for a 2**31-element input, which ran a GPU out of memory
+    beside other cases), so the copies stay at ``chunk * width`` elements (512 MiB). One transfer at the end."""
     bits = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
     flat = t.reshape(-1).view(bits)
     rows = flat.numel() // width
     body = flat[:rows * width].view(rows, width)
     tail = flat[rows * width:].to(torch.int64)
-    row = body.sum(dim=1, dtype=torch.int64)
-    col = body.sum(dim=0, dtype=torch.int64)
+    row_parts = []
+    col = torch.zeros(width, dtype=torch.int64, device=t.device)
+    for r0 in range(0, rows, chunk):
+        part = body[r0:r0 + chunk]
+        row_parts.append(part.sum(dim=1, dtype=torch.int64))
+        col += part.sum(dim=0, dtype=torch.int64)
+    row = torch.cat(row_parts) if row_parts else torch.zeros(0, dtype=torch.int64, device=t.device)
     def weights(start: int, end: int) -> torch.Tensor:
         return torch.arange(start, end, dtype=torch.int64, device=t.device)
 
@@ -322,15 +328,20 @@ def run_case(spec: Spec, case: Case, device: DeviceInfo, options: RunOptions | N
     large = case.axis == "large"
     if large:  # tens of GiB: what earlier cases left must not count against this one; a process keeping at most
         release_if_holding()  # 1 GiB (every case ends so) has nothing worth a full collection (0.15 s on the H200)
-    ex = execute(spec, case, device, options)
+    ex: Execution | None = None
+    timing = Timing()
     try:
+        ex = execute(spec, case, device, options)
+        timing = ex.timing
         return judge(ex)
     except Exception as exc:  # the kernel's faults are caught where they happen; memory is the device's
         if not is_out_of_memory(exc):
             raise
-        return _judging_out_of_memory(spec, case, device, exc, ex.timing)
+        # out of memory between the stages execute guards (the inputs' snapshots and pristine copies) or while judging
+        return _out_of_memory(spec, case, device, exc, timing,
+                                      "judging the outputs" if ex is not None else "preparing the case")
     finally:
-        ex.timing.total = time.perf_counter() - t_start
+        timing.total = time.perf_counter() - t_start
         del ex
         if large:
             release_memory()
@@ -358,15 +369,16 @@ def _need(case: Case) -> str:
     return "the past-2**31 check needs" if case.axis == "large" else "this case needs"
 
 
-def _judging_out_of_memory(spec: Spec, case: Case, device: DeviceInfo, exc: BaseException,
-                           timing: Timing) -> CaseResult:
-    """The device ran out of memory while the outputs were judged (the comparison's chunks, repeat runs, the
-    gradients): a case sized to the device's memory (``cases.sized_to_memory``: past-2**31, the longest reduction,
-    the largest size, or any case near the device's capacity) is not run for this device, as when a stage before ran
-    out (its size was chosen from the memory free when the matrix was built); another case errs with the
-    out-of-memory kind, which a pool runs again alone. Never a verdict on the kernel, and never an exception out of
-    ``run_case``."""
-    text = f"judging the outputs ran out of device memory ({_short_traceback(exc)})"
+def _out_of_memory(spec: Spec, case: Case, device: DeviceInfo, exc: BaseException,
+                           timing: Timing, stage: str = "judging the outputs") -> CaseResult:
+    """The device ran out of memory outside the stages ``execute`` guards: at ``stage``, while the inputs' copies
+    were made (the snapshots that see an input change) or while the outputs were judged (the comparison's chunks,
+    repeat runs, the gradients). A case sized to the device's memory (``cases.sized_to_memory``: past-2**31, the
+    longest reduction, the largest size, or any case near the device's capacity) is not run for this device, as when
+    a stage before ran out (its size was chosen from the memory free when the matrix was built); another case errs
+    with the out-of-memory kind, which a pool runs again alone. Never a verdict on the kernel, and never an exception
+    out of ``run_case``."""
+    text = f"{stage} ran out of device memory ({_short_traceback(exc)})"
     why = _not_the_kernels(spec, case, device)
     if why is not None:
         res = CaseResult(case, Status.SKIPPED, timing=timing, skip_kind=SkipKind.DEVICE, reasons=[Reason(

@@ -122,19 +122,18 @@ def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = N
             conn.send(_resources(msg[1]))
             continue
         _, ref, case, options = msg
+        failed: tuple[str, str] | None = None
         try:
             spec = find_spec(ref)
             result = run_case(spec, case, device, options)
         except Exception as exc:
-            oom = is_out_of_memory(exc)
-            text = traceback.format_exc(limit=3)
-            del exc  # its frames hold the case's tensors
-            if oom:
-                release_memory()
-            conn.send(("oom" if oom else "error", text))
-            continue
+            failed = ("oom" if is_out_of_memory(exc) else "error", traceback.format_exc(limit=3))
         except SystemExit as exc:  # the kernel called sys.exit(): a fault of the case, not the end of the worker
-            conn.send(("error", f"the kernel called sys.exit({exc.code!r})"))
+            failed = ("error", f"the kernel called sys.exit({exc.code!r})")
+        if failed is not None:  # past the except block: the exception being handled, and its frames holding the
+            if failed[0] == "oom":  # case's tensors, are gone only here
+                release_memory()
+            conn.send(failed)
             continue
         broken = _cuda_broken()
         if broken:
