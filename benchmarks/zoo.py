@@ -221,6 +221,19 @@ def _static(spec: Spec) -> list:
     return [f for f in lint_spec(spec) if f.severity == "error" or "int32" in f.kind]
 
 
+def _stages(name: str, quiet: bool) -> Callable[[str], None]:
+    """A printer of each stage's end and its time since the last, for a Spec's row: a part cut by its time limit
+    shows in its log where the time went."""
+    last = [time.perf_counter()]
+
+    def stage(what: str) -> None:
+        now = time.perf_counter()
+        if not quiet:
+            print(f"    {name}: {what} ({now - last[0]:.0f} s)", flush=True)
+        last[0] = now
+    return stage
+
+
 def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, quiet: bool = False,
           part: tuple[int, int] = (0, 1), on_row: Callable[[list[dict]], None] | None = None,
           zoo: Path | None = None, examples: bool = True, isolate: bool = False, tier: str = "default",
@@ -257,14 +270,17 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                 # a held-out zoo's controls (BUG_CLASS = None) count as correct kernels
                 buggy_here = buggy and not spec.name.endswith("_fixed") and _bug_class(spec) is not None
                 t0 = time.perf_counter()
+                stage = _stages(spec.name, quiet)
                 report = kcheck.check(spec, large=False, seeds=None if buggy_here else seeds, isolate=gpu or isolate,
                                       tier=tier)
                 spec_report = report.specs[0]
+                stage("checked")
                 large = _large_cases(spec, spec_report, seeds=None if buggy_here else seeds) if gpu else "CPU: none"
                 seconds = time.perf_counter() - t0
                 bad = [c for c in spec_report.cases if not c.ok]
                 skipped_all = all(c.status.value == "skipped" for c in spec_report.cases)
                 large_skipped = any(c.case.axis == "large" and c.status.value == "skipped" for c in spec_report.cases)
+                stage("past-2**31 cases")
                 static = _static(spec) if buggy_here else []
                 sanitized: list | None = None  # None: not sanitized here (the debugger then decides)
                 if gpu and buggy_here and not bad:
@@ -282,6 +298,7 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                 gpu_only = buggy_here and not bad and not sanitized and (skipped_all or needs_large)
                 baselines = None if skipped_all else _baselines_apart(spec) if gpu else (
                     _baseline(kernelbench, spec), _baseline(one_shape, spec))
+                stage("baselines")
                 row = {
                     "spec": spec.name, "buggy": buggy_here, "class": _bug_class(spec) if buggy_here else None,
                     "kcheck": bool(bad) or bool(static) or bool(sanitized), "ran": bool(bad) or bool(sanitized),
@@ -310,6 +327,7 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                     row["causes"] = [{"key": c.key, "score": c.score, "evidence": c.evidence[:5]}
                                      for c in diag.causes[:3]]
                     row["observations"] = sorted({o.kind for o in diag.observations})
+                    stage("diagnosed")
                 rows.append(row)
                 if on_row is not None:
                     on_row(rows)
