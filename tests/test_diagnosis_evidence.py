@@ -181,6 +181,45 @@ def test_a_coefficient_off_everywhere_is_a_wrong_constant_not_an_index_error(tmp
     assert index is None or index.score < 0.5, text
 
 
+def test_one_output_channel_off_everywhere_is_a_wrong_constant_not_an_index_error(tmp_path):
+    """Three activations stacked, the second with a wrong slope: one slice in three of the output is wrong at
+    nearly every element, the others right, at every shape. Under the whole-output rule (most elements wrong) this
+    was "wrong at every size" and nothing else, and an index error ranked first; the slices a wrong element keeps
+    to, the same at every shape, are a coefficient's."""
+    diag = debug(spec_of.channel_constant, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-constant", text
+    assert diag.top.hallmark_seen and "systematic-error" in _kinds(diag.top.supports), text
+    index = _cause(diag, "index-transposition")
+    assert index is None or index.score < 0.5, text
+
+
+def test_errors_that_keep_to_some_slices_of_a_dimension_are_located_there():
+    from kcheck.compare import confined
+
+    torch.manual_seed(0)
+    one_channel = torch.zeros(3, 40, 50, dtype=torch.bool)
+    one_channel[1] = torch.rand(40, 50) > 0.05
+    c = confined(one_channel)
+    assert c is not None and (c.dim, c.size, c.wrong) == (0, 3, 1) and c.density > 0.9, c
+    tail = torch.zeros(40, 50, dtype=torch.bool)
+    tail[:, 48:] = True
+    c = confined(tail)
+    assert c is not None and (c.dim, c.size, c.wrong, c.density) == (1, 50, 2, 1.0), c
+    assert confined(torch.rand(40, 50) > 0.5) is None  # every row and every column holds an error
+    assert confined(torch.zeros(40, 50, dtype=torch.bool)) is None
+
+
+def test_a_rolling_one_pass_variance_is_a_cancellation_beside_rare_randn_and_tiny_failures(tmp_path):
+    """A rolling standard deviation from E[x^2] - E[x]^2 fails every large-mean case, and also: a long randn case
+    at 22 of its million windows (those whose values happen to be nearly equal), and tiny data (the squares
+    underflow). Either had been enough to hide the large-mean hallmark, and the diagnosis was unknown."""
+    diag = debug(spec_of.rolling_std_one_pass, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "cancellation" and diag.top.hallmark_seen, text
+    assert "sparse-randn" in _kinds(diag.observations), text
+
+
 def test_failing_only_on_non_contiguous_inputs_is_a_stride_assumption(tmp_path):
     """Rows addressed as row * N: right on contiguous inputs, wrong on padded rows of the same shape."""
     diag = debug(spec_of.stride_assumed, budget=20, out_dir=tmp_path, repro=False, maps=False)

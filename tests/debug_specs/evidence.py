@@ -246,6 +246,40 @@ wrong_constant = kcheck.Spec(
     reduce=["N"], seeds=1)
 
 
+# -- one output channel's coefficient off: three activations stacked, the second a SiLU with the quick-GELU slope ---
+
+
+def _activations_wrong_slope(x: torch.Tensor) -> torch.Tensor:
+    # BUG: SiLU is x * sigmoid(x); 1.702 is the quick-GELU approximation's slope
+    return torch.stack([torch.relu(x), x * torch.sigmoid(1.702 * x), torch.tanh(x)])
+
+
+channel_constant = kcheck.Spec(
+    name="channel_constant", kernel=_activations_wrong_slope,
+    reference=lambda x: torch.stack([torch.relu(x), torch.nn.functional.silu(x), torch.tanh(x)]),
+    inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=32, real=())}, dtypes=["fp32"], seeds=1)
+
+
+# -- a rolling standard deviation from E[x^2] - E[x]^2: wrong on large-mean data, and on randn data only at the rare
+#    window whose values are nearly equal -------------------------------------------------------------------------
+
+
+def _rolling_std_one_pass(x: torch.Tensor) -> torch.Tensor:
+    w = x.float().unfold(-1, 3, 1)
+    mean = w.mean(dim=-1)
+    # BUG: one pass; the spread is lost where it is small next to the mean
+    return (w * w).mean(dim=-1).sub(mean * mean).clamp_min(0).sqrt().to(x.dtype)
+
+
+rolling_std_one_pass = kcheck.Spec(
+    name="rolling_std_one_pass", kernel=_rolling_std_one_pass,
+    reference=lambda x: x.unfold(-1, 3, 1).std(dim=-1, unbiased=False),
+    inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=64, min=3, real=())}, dtypes=["fp32"],
+    seeds=3)
+
+
 # -- rows addressed as row * N: the row stride assumed --------------------------------------------------------------
 
 

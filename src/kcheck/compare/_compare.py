@@ -14,7 +14,7 @@ import torch
 
 from .._dtypes import ulp_spacing
 from ._fused import fused_figures
-from ._locate import Location, locate
+from ._locate import Confined, Location, confined, locate
 from ._tolerance import Tolerance
 
 _SHOWN = 5
@@ -75,6 +75,7 @@ class Comparison:
     unwritten: int = 0
     first: list[Mismatch] = field(default_factory=list)
     location: Location = field(default_factory=lambda: Location("none", "no mismatches"))
+    confined: Confined | None = None  # the errors keep to some slices of a dimension (see ``confined``)
     baseline: BaselineCheck | None = None
     reasons: list[str] = field(default_factory=list)
 
@@ -169,6 +170,7 @@ def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolera
         cmp.first = [Mismatch(_unravel(i, shape), float(flat_a[i]), float(flat_e[i]))
                      for i in _first_true(bad, _SHOWN)]
         cmp.location = locate(bad.reshape(shape))
+        cmp.confined = confined(bad.reshape(shape))
         cmp.reasons.append(f"{cmp.mismatches} of {cmp.numel} elements outside the tolerance")
         if cmp.unwritten:
             cmp.reasons.append(f"{cmp.unwritten} elements never written (still hold the poison value)")

@@ -15,6 +15,41 @@ class Location:
     text: str
 
 
+@dataclass(frozen=True)
+class Confined:
+    """The errors lie in some slices of one dimension and fill them: along ``dim`` (of ``size``), only ``wrong`` of
+    the indices hold a wrong element, and ``density`` of the elements of those slices are wrong. A wrong
+    coefficient of one output channel fills that channel's slice, at every size; an index or an edge does not keep
+    to whole slices of a dimension whose size stays the same."""
+
+    dim: int
+    size: int
+    wrong: int
+    density: float
+
+
+def confined(mask: torch.Tensor) -> Confined | None:
+    """The dimension (of at least two) whose slices with an error are the densest in errors, when some of its
+    slices hold none; None when every dimension has an error in every slice, or there is no error. One reduction
+    per dimension over the boolean mask, no copy of it."""
+    bad = int(mask.sum())
+    if bad == 0 or mask.dim() < 2:
+        return None
+    best: Confined | None = None
+    for d in range(mask.dim()):
+        size = mask.shape[d]
+        if size < 2:
+            continue
+        others = [k for k in range(mask.dim()) if k != d]
+        wrong = int((mask.sum(dim=others) > 0).sum())
+        if wrong == size:
+            continue
+        density = bad / (wrong * (mask.numel() // size))
+        if best is None or density > best.density:
+            best = Confined(d, size, wrong, density)
+    return best
+
+
 def _span(idx: torch.Tensor) -> tuple[int, int]:
     return int(idx.min()), int(idx.max())
 
