@@ -176,10 +176,16 @@ def test_a_large_case_leaves_no_cycle_held_tensor_behind(monkeypatch):
     case = dataclasses.replace(build_matrix(spec, detect(), tier="quick")[0], axis="large")
     held: list[weakref.ref] = []
 
+    from kcheck._device import KEEP_CACHED_BYTES
+
+    # on a GPU the collection runs when the process holds more than it keeps cached between cases (a full collection
+    # costs 0.15 s there): the cycle holds a device tensor past that
+    gpu = torch.cuda.is_available()
+
     class Node:  # a cycle, as autograd's graph and a Function's ctx make one
         def __init__(self) -> None:
             self.me = self
-            self.data = torch.zeros(1024)
+            self.data = torch.empty(KEEP_CACHED_BYTES // 4 + 1024, device="cuda") if gpu else torch.zeros(1024)
 
     def execute(*args, **kwargs):
         node = Node()

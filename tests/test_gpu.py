@@ -43,7 +43,8 @@ def test_kernel_time_is_measured_after_synchronization():
 
 
 def test_triton_resources_come_from_the_kernels_compiled_for_this_gpu():
-    from kcheck._resources import Resources, spec_resources
+    from kcheck._resources import Resources
+    from kcheck.run import spec_resources
 
     found = spec_resources(importlib.import_module("softmax").spec)
     assert found and all(isinstance(r, Resources) for r in found)
