@@ -170,23 +170,15 @@ def test_nothing_fits_gives_unknown_with_what_was_seen_not_a_confident_cause(tmp
     assert unknown is not None and any("wrong at every size" in e for e in unknown.evidence), text
 
 
-def test_a_coefficient_off_everywhere_is_a_wrong_constant_not_an_index_error(tmp_path):
-    """A softmax whose exp scale is ln 2 where 1 belongs: every ordinary case off at most elements by a fraction of
-    the values; all-ones rows are right (any scale gives a uniform softmax), which is no index error."""
-    diag = debug(spec_of.wrong_constant, budget=20, out_dir=tmp_path, repro=False, maps=False)
-    text = format_diagnosis(diag)
-    assert diag.top is not None and diag.top.key == "wrong-constant", text
-    assert diag.top.hallmark_seen and "systematic-error" in _kinds(diag.top.supports), text
-    index = _cause(diag, "index-transposition")
-    assert index is None or index.score < 0.5, text
-
-
-def test_one_output_channel_off_everywhere_is_a_wrong_constant_not_an_index_error(tmp_path):
-    """Three activations stacked, the second with a wrong slope: one slice in three of the output is wrong at
-    nearly every element, the others right, at every shape. Under the whole-output rule (most elements wrong) this
-    was "wrong at every size" and nothing else, and an index error ranked first; the slices a wrong element keeps
-    to, the same at every shape, are a coefficient's."""
-    diag = debug(spec_of.channel_constant, budget=20, out_dir=tmp_path, repro=False, maps=False)
+@pytest.mark.parametrize("name", ["wrong_constant", "channel_constant"])
+def test_a_coefficient_off_everywhere_is_a_wrong_constant_not_an_index_error(tmp_path, name):
+    """``wrong_constant``: a softmax whose exp scale is ln 2 where 1 belongs: every ordinary case off at most
+    elements by a fraction of the values; all-ones rows are right (any scale gives a uniform softmax), which is no
+    index error. ``channel_constant``: three activations stacked, the second with a wrong slope: one slice in three
+    of the output is wrong at nearly every element, the others right, at every shape. Under the whole-output rule
+    (most elements wrong) that was "wrong at every size" and nothing else, and an index error ranked first; the
+    slices a wrong element keeps to, the same at every shape, are a coefficient's."""
+    diag = debug(getattr(spec_of, name), budget=20, out_dir=tmp_path, repro=False, maps=False)
     text = format_diagnosis(diag)
     assert diag.top is not None and diag.top.key == "wrong-constant", text
     assert diag.top.hallmark_seen and "systematic-error" in _kinds(diag.top.supports), text
