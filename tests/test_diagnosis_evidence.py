@@ -200,6 +200,15 @@ def test_errors_that_keep_to_some_slices_of_a_dimension_are_located_there():
     assert c is not None and (c.dim, c.size, c.wrong, c.density) == (1, 50, 2, 1.0), c
     assert confined(torch.rand(40, 50) > 0.5) is None  # every row and every column holds an error
     assert confined(torch.zeros(40, 50, dtype=torch.bool)) is None
+    # computed on every failing output, past-2**31 ones included: no int64 copy of the mask (a bool sum makes one)
+    from torch.profiler import ProfilerActivity, profile
+
+    big = torch.zeros(4, 1024, 1024, dtype=torch.bool)
+    big[1, :, :1000] = True
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        c = confined(big)
+    assert c is not None and (c.dim, c.wrong) == (0, 1), c
+    assert max(e.cpu_memory_usage for e in prof.events()) < big.numel(), "a copy of the mask as large as the mask"
 
 
 def test_a_rolling_one_pass_variance_is_a_cancellation_beside_rare_randn_and_tiny_failures(tmp_path):

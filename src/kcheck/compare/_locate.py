@@ -30,9 +30,10 @@ class Confined:
 
 def confined(mask: torch.Tensor) -> Confined | None:
     """The dimension (of at least two) whose slices with an error are the densest in errors, when some of its
-    slices hold none; None when every dimension has an error in every slice, or there is no error. One reduction
-    per dimension over the boolean mask, no copy of it."""
-    bad = int(mask.sum())
+    slices hold none; None when every dimension has an error in every slice, or there is no error. One ``any``
+    per dimension over the boolean mask and a ``count_nonzero``: a ``sum`` of a boolean tensor first copies it whole
+    to int64 (16 GiB for a past-2**31 output's mask)."""
+    bad = int(torch.count_nonzero(mask))
     if bad == 0 or mask.dim() < 2:
         return None
     best: Confined | None = None
@@ -41,7 +42,7 @@ def confined(mask: torch.Tensor) -> Confined | None:
         if size < 2:
             continue
         others = [k for k in range(mask.dim()) if k != d]
-        wrong = int((mask.sum(dim=others) > 0).sum())
+        wrong = int(torch.count_nonzero(mask.any(dim=tuple(others))))
         if wrong == size:
             continue
         density = bad / (wrong * (mask.numel() // size))
