@@ -1099,3 +1099,114 @@ def test_one_row_just_past_a_2d_tensors_end_is_one_element_past_and_a_block_of_r
     assert not past(at_end.replace("64 of 4096", "128 of 4096"))
     assert not past(at_end.replace("float32[512, 64]", "float32[32768]"))
     assert not past(padded.replace("28 bytes past", "256 bytes past"))
+
+
+# -- held-out round 15's H200 confusions (rules changed after the round was scored) ---------------------------------
+
+
+def test_an_output_never_written_only_past_2_31_elements_is_an_int32_bound_not_a_no_op():
+    """A flat kernel whose mask is ``offs < M * N`` with M and N int32: the product wraps negative past 2**31
+    elements and no lane stores; every smaller case passes, so the kernel computes (H200: no-op 0.97)."""
+    causes = _causes("never-written", "large-only", "unwritten", "gross", "vector-operand")
+    assert causes[0].key == "int32-overflow", causes
+    noop = next(c for c in causes if c.key == "no-op")
+    assert noop.score < 0.5 and "large-only" in _kinds(noop.contradicts), causes
+    assert _ranked("never-written", "unwritten", "gross")[0] == "no-op"  # never written at every size: a no-op
+
+
+def test_runs_that_differ_grossly_contradict_an_operand_read_on_the_wrong_axis():
+    """A weight gradient summed over row blocks with a plain load and store: runs differ by 1e7 ULP, right up to one
+    block, and one run with gamma at ones passed (luck of the timing). A read on the wrong axis is wrong the same way
+    every run (H200: wrong-axis 0.93)."""
+    seen = ("nondeterministic", "vector-ones-rescues", "vector-operand", "past-one-block", "reduces", "gross")
+    causes = _causes(*seen)
+    assert causes[0].key == "missing-atomic", causes
+    axis = next(c for c in causes if c.key == "wrong-axis")
+    assert axis.score < 0.5 and "nondeterministic" in _kinds(axis.contradicts), causes
+    assert _ranked("vector-ones-rescues", "vector-operand", "gross")[0] == "wrong-axis"
+
+
+def test_a_gradient_that_fails_alone_and_is_smaller_than_the_inputs_reduces():
+    """The forward keeps the shape, the gradient of the per-channel gain sums over the rows: when only that
+    gradient fails, partial sums of several programs meet in it, and runs that differ there are a lost partial
+    result, not programs reading each other's output."""
+    from kcheck.diagnose._observe import Facts
+
+    spec = spec_of.gain_grad_lost_rows
+    report = kcheck.check(spec, tier="quick", large=False).specs[0]
+    failing = [r for r in report.cases if not r.ok]
+    assert failing and all(c.passed == (c.numel != r.case.sizes["N"]) for r in failing for c in r.comparisons)
+    ev = Evidence(spec, report, failing)
+    ev.minimal = failing[0]
+    kinds = _kinds(Facts(ev).observations)
+    assert "reduces" in kinds, kinds
+    ranked, extras = _ranked_extras(spec, "nondeterministic", "past-one-block", "gross", *kinds)
+    assert ranked[0] == "missing-atomic" and "differs-without-reduction" not in extras, ranked
+
+
+def test_no_element_is_read_past_when_the_reference_uses_none_of_the_input():
+    """An explained variance at one element per row: the variances are 0 whatever the values, the reference uses no
+    element, and raising them all by 1000 showed the kernel's cancellation, not a bound one too far (H200:
+    off-by-one-mask 0.88)."""
+    from types import SimpleNamespace
+
+    from kcheck.diagnose._probe import ignored_region
+
+    def explained_variance(r, v):
+        return 1.0 - (r - v).var(-1, unbiased=False) / (r.var(-1, unbiased=False) + 1e-8)
+
+    spec = SimpleNamespace(reference=explained_variance)
+    one = torch.randn(16, 1, dtype=torch.float64)
+    assert ignored_region(spec, [one, one + 0.5], 0, {}, "boundary") is None  # type: ignore[arg-type]
+    window = SimpleNamespace(reference=lambda r, v: explained_variance(r[:, :4], v[:, :4]))
+    wide = torch.randn(16, 8, dtype=torch.float64)
+    near = ignored_region(window, [wide, wide + torch.randn(16, 8, dtype=torch.float64)], 0, {}, "boundary")  # type: ignore[arg-type]
+    assert near is not None and near.sum(-1).tolist() == [1] * 16
+
+
+def _row_sum_fp16_off(x: torch.Tensor) -> torch.Tensor:
+    return x.sum(-1) * (1.5 if x.dtype == torch.float16 else 1.0)
+
+
+def test_fp32_failures_past_2_24_terms_of_a_reduction_are_the_low_precision_accumulator_too():
+    """Frame energies whose running sum of squares is kept in the input's dtype: the fp16 cases fail, and so does an
+    fp32 case of 2**26 terms a row, where an fp32 running sum loses whole units (H200: that fp32 case was taken as
+    "fp32 wrong far beyond rounding", the fp16 infinities on large data as an exp overflow, 0.9)."""
+    spec = kcheck.Spec(name="row_sum_fp16_off", kernel=_row_sum_fp16_off, reference=lambda x: x.sum(-1),
+                       inputs=[kcheck.Tensor("M", "N")], dims={"M": kcheck.Dim(nominal=8), "N": kcheck.Dim(nominal=64)},
+                       reduce=["N"], dtypes=["fp32", "fp16"], patterns=["randn"], layouts=("contiguous",), seeds=1)
+    report = kcheck.check(spec, tier="quick", large=False).specs[0]
+    failing = [r for r in report.cases if not r.ok]
+    assert failing and all(r.case.precision == "fp16" for r in failing)
+
+    def as_fp32(n: int) -> list:
+        r = failing[0]
+        return [dataclasses.replace(r, case=dataclasses.replace(r.case, precision="fp32",
+                                                                dims=(("M", r.case.sizes["M"]), ("N", n))))]
+
+    long = Evidence(spec, report, failing + as_fp32(2**26))
+    kinds = _kinds(Facts(long).observations)
+    assert "low-precision-only" in kinds and "wide-precision-gross" not in kinds, kinds
+    short = Evidence(spec, report, failing + as_fp32(4096))
+    kinds = _kinds(Facts(short).observations)
+    assert "low-precision-only" not in kinds and "wide-precision-gross" in kinds, kinds
+
+
+def _log_abs_missing(x: torch.Tensor) -> torch.Tensor:
+    return torch.log(x)
+
+
+def test_nan_on_randn_past_2_26_elements_is_chance_not_ordinary_data():
+    """A smoother whose eps was dropped gives NaN on a randn case of 2**31 elements, where values near zero occur by
+    chance: that did not contradict a zero denominator any less than NaN on a small randn case (H200: tolerance
+    0.3 over division-by-zero 0.2)."""
+    spec = kcheck.Spec(name="log_abs_missing", kernel=_log_abs_missing, reference=lambda x: torch.log(x.abs()),
+                       inputs=[kcheck.Tensor("M", "N")], dims={"M": kcheck.Dim(nominal=8), "N": kcheck.Dim(nominal=64)},
+                       dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1)
+    report = kcheck.check(spec, tier="quick", large=False).specs[0]
+    failing = [r for r in report.cases if not r.ok]
+    assert failing
+    assert "nonfinite-randn" in _kinds(Facts(Evidence(spec, report, failing)).observations)
+    huge = [dataclasses.replace(r, case=dataclasses.replace(r.case, dims=(("M", 64), ("N", 2**25)))) for r in failing]
+    only = dataclasses.replace(report, cases=[r for r in report.cases if r.ok] + huge)
+    assert "nonfinite-randn" not in _kinds(Facts(Evidence(spec, only, huge)).observations)

@@ -941,3 +941,26 @@ row_mask_one_too_wide = kcheck.Spec(
     name="row_mask_one_too_wide", kernel=_row_double, reference=lambda x: x * 2.0, inputs=[kcheck.Tensor("M", 32)],
     dims={"M": kcheck.Dim(nominal=64, max=512)}, dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",),
     seeds=1)
+
+
+# -- a per-channel gain whose backward keeps the first row block's weight gradient and loses the others' -----------
+# (on a GPU, a plain load + store of each block's partial sum into the shared gradient: runs differ)
+
+
+class _GainLostRows(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, gamma: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(x, gamma)
+        return x * gamma
+
+    @staticmethod
+    def backward(ctx: Any, g: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x, gamma = ctx.saved_tensors
+        return g * gamma, (g * x)[:8].sum(0)
+
+
+gain_grad_lost_rows = kcheck.Spec(
+    name="gain_grad_lost_rows", kernel=_GainLostRows.apply, reference=lambda x, gamma: x * gamma,
+    inputs=[kcheck.Tensor("M", "N", name="x"), kcheck.Tensor("N", name="gamma")],
+    dims={"M": kcheck.Dim(nominal=64, max=256), "N": kcheck.Dim(nominal=32, max=128)}, dtypes=["fp32"],
+    patterns=["randn"], layouts=("contiguous",), seeds=1, grad=True)

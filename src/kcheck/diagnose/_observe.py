@@ -531,8 +531,10 @@ class Facts:
                      f"elements ({rare[0].case.id}: {c.mismatches} of {c.numel}): data-dependent, where the values "
                      "happen to be nearly equal")
             gross_randn = []
+        # (in a randn tensor past 2**26 elements, values within 1e-7 of zero or beyond 5 sigma occur by chance:
+        # NaN/Inf there says nothing about ordinary data)
         nf_randn = [r for r in self.results if r.case.pattern == "randn" and not r.ok and _nonfinite(r)
-                    and r.case.axis != "debug"]
+                    and r.case.axis != "debug" and _elements(r) <= HUGE_RANDN]
         # on randn data a sum, count or norm is zero only by chance, and only over an axis of one or two elements
         # (a dimension that is at most 2 in every such failure, and longer in a randn case that passes)
         passing_randn = [r for r in self.results if r.ok and r.case.pattern == "randn" and r.case.axis != "debug"]
@@ -583,10 +585,14 @@ class Facts:
         counted = [r for r in failing if self.counts(r)]
         wide_ok = [r for r in ev.report.cases if r.status is Status.PASSED and r.case.precision in ("fp32", "tf32")]
         # "the fp32 ones pass": no fp32 case may have failed otherwise (raised or crashed) either
-        if counted and wide_ok and all(r.case.precision in LOW for r in failing):
+        # (an fp32 running sum of more than 2**24 terms loses whole units itself: such fp32 failures are the same
+        # accumulator's, not a sign against it)
+        low = [r for r in counted if r.case.precision in LOW]
+        if low and wide_ok and all(r.case.precision in LOW or long_reduction(ev.spec, r) for r in failing):
             over = f", over a reduction of {', '.join(ev.spec.reduce)}" if ev.spec.reduce else ""
-            self.add("low-precision-only", f"only the {'/'.join(sorted({r.case.precision for r in counted}))} cases "
-                     f"fail ({counted[0].case.id}); the fp32 ones pass{over}: something is held in a precision "
+            beyond = " (but past 2**24 terms of a reduction)" if len(low) < len(failing) else ""
+            self.add("low-precision-only", f"only the {'/'.join(sorted({r.case.precision for r in low}))} cases "
+                     f"fail ({low[0].case.id}); the fp32 ones pass{beyond}{over}: something is held in a precision "
                      "too low for it (an accumulator, an index, an intermediate)")
         base = [r for r in failing for c in r.comparisons if c.baseline is not None and c.baseline.required
                 and not c.baseline.passed and not c.mismatches]
@@ -604,7 +610,8 @@ class Facts:
         if grows:
             self.add("error-grows", grows)
         wide_gross = [r for r in counted if r.case.precision not in LOW and r.case.pattern == "randn"
-                      and r.case.id not in rare_ids and severity(r) is Severity.GROSS]
+                      and r.case.id not in rare_ids and severity(r) is Severity.GROSS
+                      and not long_reduction(ev.spec, r)]
         if wide_gross and not grows:
             # an fp16 accumulator behind fp32 inputs loses digits too, but more with every element it sums
             self.add("wide-precision-gross", f"{len(wide_gross)} {wide_gross[0].case.precision} randn case(s) are "
@@ -797,9 +804,18 @@ class Facts:
         max, a norm), declared in ``Spec.reduce`` or not."""
         r = self.ev.minimal
         out, biggest = element_counts(self.ev.spec, r) if r is not None else (0, 0)
-        if r is not None and 0 < out < biggest:
+        if r is None:
+            return
+        bad = [c for c in r.comparisons if not c.passed]
+        if 0 < out < biggest:
             self.add("reduces", f"the outputs hold {out} element(s), the largest input {biggest} ({r.case.id}): "
                      "each output combines several inputs")
+        elif bad and all(0 < c.numel < biggest for c in bad):
+            # a forward that keeps the shape has a backward that reduces: the gradient of a per-channel operand
+            # sums over every row, so where only such outputs fail, partial sums of several programs meet there
+            self.add("reduces", f"the failing output(s) ({', '.join(c.output for c in bad)}) hold "
+                     f"{', '.join(str(c.numel) for c in bad)} element(s), the largest input {biggest} "
+                     f"({r.case.id}): each of their elements combines several inputs")
 
     def _repeats(self) -> None:
         ev = self.ev
@@ -915,6 +931,21 @@ def reduces(spec: Spec, r: CaseResult) -> bool:
     """The case's outputs hold fewer elements than its largest input: each output combines several inputs."""
     out, biggest = element_counts(spec, r)
     return 0 < out < biggest
+
+
+#: A randn case with more elements than this holds chance extremes (near-zero values, 5-sigma ones).
+HUGE_RANDN = 2**26
+#: A reduction longer than this many terms exhausts an fp32 running sum (24 significand bits).
+FP32_EXHAUSTED = 2**24
+
+
+def long_reduction(spec: Spec, r: CaseResult) -> bool:
+    """The case reduces more than ``FP32_EXHAUSTED`` terms into each output element: along the Spec's ``reduce``
+    dimensions where it declares them, else the largest input's elements per output element."""
+    if spec.reduce:
+        return math.prod(max(r.case.sizes.get(d, 1), 1) for d in spec.reduce) > FP32_EXHAUSTED
+    out, biggest = element_counts(spec, r)
+    return 0 < out and biggest // out > FP32_EXHAUSTED
 
 
 def empty(r: CaseResult) -> bool:
