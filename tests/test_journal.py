@@ -69,6 +69,31 @@ def test_a_planted_nan_is_named_by_step_and_program():
     assert s.recorded == 6 * 2 * 4 and s.dropped == 0 and s.guards_intact and s.unwritten == 0
 
 
+class _ArrivedReversed:
+    """A journal whose entries arrived in the reverse order (a GPU appends them as programs finish)."""
+
+    def __init__(self, journal: Journal) -> None:
+        self.journal = journal
+
+    def __getattr__(self, name: str):
+        return getattr(self.journal, name)
+
+    def frame(self):
+        return self.journal.frame().iloc[::-1].reset_index(drop=True)
+
+
+def test_the_places_of_an_anomaly_are_listed_in_program_order_whatever_the_arrival():
+    """On the H200 the planted NaN's headline named block 10 before block 4: the buffer holds entries in the order
+    programs reached the append."""
+    x = torch.randn(6, 4 * 32, device=DEVICE)
+    x[4, 2 * 32 + 5] = float("nan")
+    j = Journal(256, device=DEVICE)
+    _run_steps(x, 2, j)
+    s = Journal.summary(_ArrivedReversed(j))  # type: ignore[arg-type]
+    assert s.first_nonfinite is not None and [p.block for p in s.first_nonfinite.places] == [4, 10]
+    assert "first NaN/Inf at step 2: block 4" in s.headline(), s.headline()
+
+
 def test_the_frame_has_one_row_per_entry_with_the_layout_fields():
     x = torch.arange(3 * 64, dtype=torch.float32, device=DEVICE).reshape(3, 64) / 64
     j = Journal(64, device=DEVICE)

@@ -225,6 +225,8 @@ def summarize(journal: Journal, *, outlier_z: float = DEFAULT_Z) -> JournalSumma
         st = StepSummary(int(s), len(idx), nan=int(np.isnan(v).sum()), inf=int(np.isinf(v).sum()),
                          nonfinite_values=int(nonfinite[idx].sum()))
         bad = idx[~finite | (nonfinite[idx] > 0)]
+        # listed in program order: a GPU's journal holds the entries in the order they arrived, which varies
+        bad = bad[np.lexsort((warp[bad], block[bad]))]
         st.nonfinite_count = len(bad)
         st.nonfinite_at = [place(i) for i in bad[:MAX_LISTED]]
         fv = v[finite]
