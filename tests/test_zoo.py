@@ -288,3 +288,19 @@ def test_the_default_matrix_finds_the_bug(name):
     assert not report.passed
     # every case fails for the uninitialized accumulator (kcheck poisons the output); the others pass the nominal one
     assert nominal.status is (Status.FAILED if name == "uninit_accumulator" else Status.PASSED)
+
+
+def test_the_round_15_reglu_control_stores_nothing_once_m_times_n_passes_int32():
+    """Held-out round 15's ReGLU "control" (its writer meant it correct) was flagged on the H200 by its past-2**31
+    case, every output never written: its mask ``offs < M * N`` multiplies two int32 arguments, and past 2**31 the
+    product wraps negative, so no lane stores. kcheck's flag was right. Shown here with tiny tensors (the mask is
+    false everywhere, so nothing is read either)."""
+    reglu = importlib.import_module("zoo_heldout15.hx15_reglu_ok")
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    a, b = torch.randn(1, 1024, device=device), torch.randn(1, 1024, device=device)
+    out = torch.full((1024,), -7.0, device=device)
+    reglu.reglu_fwd_kernel[(1,)](a, b, out, 1, 1024, 0, 1, 0, 1, BLOCK=1024)  # M * N = 1024: written
+    assert torch.equal(out, torch.relu(a[0]) * b[0])
+    out.fill_(-7.0)
+    reglu.reglu_fwd_kernel[(1,)](a, b, out, 65536, 32769, 0, 1, 0, 1, BLOCK=1024)  # M * N = 2**31 + 65536
+    assert bool((out == -7.0).all())
