@@ -181,3 +181,13 @@ def test_format() -> None:
     assert format_finding(f) == "a.cu:3: error: [divergent-barrier] in k: m"
     assert format_findings([f]).splitlines()[-1] == "1 error, 0 warnings"
     assert format_findings([]) == "no findings"
+
+
+def test_a_mask_bounded_by_two_int32_sizes_is_flagged_in_kernels_written_elsewhere() -> None:
+    """Three kernels of held-out round 15 (written by another session) bound a flat mask by ``M * N``; on the H200 the
+    past-2**31 case of two of them stored nothing. The product is found at its line, the int64-cast form is not."""
+    zoo = Path(__file__).resolve().parent / "zoo_heldout15"
+    for name, lines in (("hx15_reglu_ok.py", {22, 34}), ("hx15_bias_dropout_add.py", {23}), ("hx15_dyt.py", {39})):
+        found = {f.line for f in lint_path(zoo / name) if f.kind == "triton-size-product-int32"}
+        assert found == lines, (name, found)
+        assert all(f.severity == "warning" for f in lint_path(zoo / name) if f.kind == "triton-size-product-int32")

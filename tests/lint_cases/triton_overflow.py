@@ -67,3 +67,36 @@ def small_group(lock_ptr, N, GROUP: tl.constexpr):
     tl.atomic_xchg(lock_ptr + lock_id * N, 1)
     tl.store(lock_ptr + tl.program_id(0), 0)
     tl.store(lock_ptr + tl.program_id(1) * 2, 0)
+
+
+# ---- two runtime sizes multiplied in int32 (triton-size-product-int32) ----
+
+
+@triton.jit
+def flat_mask_size_product(x_ptr, out_ptr, M, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
+    mask = offs < M * N  # EXPECT: triton-size-product-int32 warning
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def early_exit_size_product(x_ptr, n_rows, n_cols, BLOCK: tl.constexpr):
+    start = tl.program_id(0).to(tl.int64) * BLOCK
+    total = n_rows * n_cols  # EXPECT: triton-size-product-int32 warning
+    if start >= total:
+        return
+    lanes = tl.arange(0, BLOCK)
+    tl.store(x_ptr + start + lanes, 0.0, mask=lanes < BLOCK)
+
+
+@triton.jit
+def flat_mask_size_product_cast(x_ptr, M, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
+    tl.store(x_ptr + offs, 0.0, mask=offs < M.to(tl.int64) * N)
+
+
+@triton.jit
+def size_product_unused(x_ptr, M, N, eps, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
+    scale = eps * M  # a float: reaches no mask nor pointer
+    tl.store(x_ptr + offs, scale, mask=offs < N)

@@ -4,7 +4,7 @@
     for f in lint_path("kernels/"):
         print(format_finding(f))
 
-Four rules, each reported as a :class:`~kcheck._findings.Finding` with ``tool="lint"``, the file, the line and the
+Five rules, each reported as a :class:`~kcheck._findings.Finding` with ``tool="lint"``, the file, the line and the
 enclosing function as ``kernel``:
 
 - ``int32-index-overflow`` (CUDA C, error): a 32-bit ``int``/``unsigned`` derived from blockIdx (directly or through
@@ -28,6 +28,10 @@ enclosing function as ``kernel``:
   multiples of the block). Scalar accesses (``ptr + pid``), fixed windows (``ptr + tl.arange``), lanes wrapped with
   ``% M`` and the unchecked twin of a constexpr-selected fast path (``if EVEN_N: tl.load(p) else: tl.load(p, mask)``)
   are left out.
+- ``triton-size-product-int32`` (Triton, warning): two runtime integer arguments multiplied (``M * N``) with neither
+  cast to int64, where the product reaches a mask, a pointer or a branch's condition: Triton passes each argument as
+  int32 when it fits, so the product wraps once it passes 2**31, and a mask ``offs < M * N`` turns false everywhere
+  (nothing is stored). A warning: the product may be bounded in practice (two small dimensions).
 
 Files that cannot be parsed give one ``unparsable`` warning, never an exception. CUDA C sources held in Python string
 constants (``SOURCE = r'''extern "C" __global__ ...'''``) are checked too, with the lines of the Python file.
@@ -48,7 +52,7 @@ __all__ = ["CUDA_SUFFIXES", "KINDS", "PYTHON_SUFFIXES", "format_finding", "forma
            "lint_source"]
 
 KINDS = ("int32-index-overflow", "triton-pid-stride-int32", "triton-unmasked-access", "divergent-barrier",
-         "unparsable")
+         "triton-size-product-int32", "unparsable")
 CUDA_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp"})
 PYTHON_SUFFIXES = frozenset({".py"})
 _SKIP_DIRS = frozenset({"__pycache__", ".venv", "venv", "node_modules", "site-packages"})

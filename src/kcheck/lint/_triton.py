@@ -39,6 +39,7 @@ class _Val:
     grow: frozenset[str] = frozenset()  # those of vec shifted by a growing base
     prods: frozenset[int] = frozenset()  # program id x runtime stride products, in int32, that flowed in
     cprods: frozenset[int] = frozenset()  # program id x constexpr products, in int32, not cast to int64 since
+    sprods: frozenset[int] = frozenset()  # products of two runtime int32 arguments (M * N), that flowed in
     bptr: tuple[bool, ...] | None = None  # a block pointer: which dimensions' offsets grow with the program id
 
 
@@ -54,7 +55,7 @@ def _join(*vals: _Val) -> _Val:
                 const=all(v.const for v in vals), gs=any(v.gs for v in vals),
                 vec=frozenset().union(*(v.vec for v in vals)), grow=frozenset().union(*(v.grow for v in vals)),
                 prods=frozenset().union(*(v.prods for v in vals)), cprods=frozenset().union(*(v.cprods for v in vals)),
-                bptr=bptr)
+                sprods=frozenset().union(*(v.sprods for v in vals)), bptr=bptr)
 
 
 class _Module:
@@ -110,6 +111,12 @@ class _Product:
 
 
 @dataclass
+class _SizeProduct:
+    node: ast.BinOp
+    sink: int | None = None  # line of the first mask, pointer or branch it reached
+
+
+@dataclass
 class _Kernel:
     fn: ast.FunctionDef
     mod: _Module
@@ -117,6 +124,8 @@ class _Kernel:
     env: dict[str, _Val] = field(default_factory=dict)
     constexpr: set[str] = field(default_factory=set)
     products: dict[int, _Product] = field(default_factory=dict)
+    sizes: dict[int, _SizeProduct] = field(default_factory=dict)  # M * N products, by key
+    params: set[str] = field(default_factory=set)  # the runtime arguments not annotated int64
     keys: dict[tuple[int, int, int], int] = field(default_factory=dict)
     findings: dict[tuple[str, int], Finding] = field(default_factory=dict)
     runtime_loops: int = 0
@@ -134,11 +143,16 @@ class _Kernel:
                 self.env[a.arg] = _CONST
             else:  # a runtime argument; annotated int64 ("i64", tl.int64) it is 64-bit
                 self.env[a.arg] = _Val(rt=True, i64=name in _INT64 or name in ("i64", "u64", "tl.int64"))
+                if not self.env[a.arg].i64:
+                    self.params.add(a.arg)
         self.masks = self.checked(self.fn.body)
         self.block(self.fn.body)
         for p in self.products.values():
             if p.sink is not None:
                 self.product_finding(p)
+        for q in self.sizes.values():
+            if q.sink is not None:
+                self.size_finding(q)
         return sorted(self.findings.values(), key=lambda f: (f.line or 0, f.kind))
 
     # statements -----------------------------------------------------------------------------------------------
@@ -211,7 +225,7 @@ class _Kernel:
         self.block(s.orelse)
 
     def branch(self, s: ast.If) -> None:
-        self.ev(s.test)
+        self.reach_size(self.ev(s.test), s.lineno)
         const = self.const_test(s.test)
         body_checked, else_checked = self.checked(s.body), self.checked(s.orelse)
         before = dict(self.env)
@@ -292,6 +306,13 @@ class _Kernel:
             grow = v.grow | (left.vec if right.gs else frozenset()) | (right.vec if left.gs else frozenset())
             return replace(v, grow=grow, gs=v.gs and not v.vec)  # a growing base added to a vector: absorbed
         if isinstance(op, ast.Mult):
+            # two runtime integer arguments multiplied: Triton passes each as int32 when it fits, so M * N is an
+            # int32 product that wraps past 2**31 (a mask offs < M * N then turns false everywhere)
+            names = [x.id for x in (e.left, e.right) if isinstance(x, ast.Name)]
+            if len(names) == 2 and all(n in self.params for n in names) and not (left.i64 or right.i64):
+                key = self.keys.setdefault((e.lineno, e.col_offset, getattr(e, "end_col_offset", 0)), len(self.keys))
+                self.sizes.setdefault(key, _SizeProduct(e))
+                v = replace(v, sprods=v.sprods | {key})
             if left.rt or right.rt:  # pid * stride: the offset of a slab (batch, row), not a shift of the lanes
                 v = replace(v, gs=False)
             for a, b, pa, pb in ((left, right, e.left, e.right), (right, left, e.right, e.left)):
@@ -390,16 +411,28 @@ class _Kernel:
             p = self.products[key]
             if p.sink is None:
                 p.sink = line
+        self.reach_size(ptr, line)
+
+    def reach_size(self, v: _Val, line: int) -> None:
+        for key in v.sprods:
+            q = self.sizes[key]
+            if q.sink is None:
+                q.sink = line
 
     def access(self, c: ast.Call, op: str, kw: dict[str, ast.expr]) -> None:
         pos = list(c.args)
         ptr_node = pos[0] if pos else kw.get("pointer")
         ptr = self.ev(ptr_node)
-        for a in pos[1:]:
-            self.ev(a)
+        mask_at = 1 if op == "load" else 2
+        for i, a in enumerate(pos[1:], start=1):
+            v = self.ev(a)
+            if i == mask_at:
+                self.reach_size(v, c.lineno)
         for k, a in kw.items():
             if k != "pointer":
-                self.ev(a)
+                v = self.ev(a)
+                if k == "mask":
+                    self.reach_size(v, c.lineno)
         self.reach(ptr, c.lineno)
         if self.exempt or op == "atomic_cas":
             return
@@ -465,6 +498,15 @@ class _Kernel:
         self.findings.setdefault((kind, line), Finding(tool="lint", kind=kind, severity=severity, message=message,
                                                        kernel=self.fn.name, file=self.path, line=line))
 
+    def size_finding(self, q: _SizeProduct) -> None:
+        text = ast.unparse(q.node)
+        assert isinstance(q.node.left, ast.Name)
+        fix = f"{q.node.left.id}.to(tl.int64) * {ast.unparse(q.node.right)}"
+        self.add(q.node, "triton-size-product-int32", "warning",
+                 f"`{text}` multiplies two runtime integer arguments, which Triton passes as int32 when each fits: "
+                 f"the product wraps once it passes 2^31 (it reaches the mask, pointer or branch at line {q.sink}; a "
+                 f"mask compared with it turns false everywhere and nothing is stored); cast first: `{fix}`")
+
     def product_finding(self, p: _Product) -> None:
         text, pid, other = ast.unparse(p.node), ast.unparse(p.pid_side), ast.unparse(p.other)
         simple = isinstance(p.pid_side, (ast.Name, ast.Call, ast.Attribute, ast.Subscript))
@@ -481,7 +523,8 @@ class _Kernel:
 
 
 def lint_triton(tree: ast.Module, path: str) -> list[Finding]:
-    """Findings of rules 2 (triton-pid-stride-int32) and 3 (triton-unmasked-access) in a parsed Python module."""
+    """Findings of rules 2 (triton-pid-stride-int32), 3 (triton-unmasked-access) and 5 (triton-size-product-int32)
+    in a parsed Python module."""
     mod = _Module(tree)
     found: list[Finding] = []
     for node in ast.walk(tree):
