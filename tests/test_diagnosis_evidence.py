@@ -1213,3 +1213,27 @@ def test_nan_on_randn_past_2_26_elements_is_chance_not_ordinary_data():
     huge = [dataclasses.replace(r, case=dataclasses.replace(r.case, dims=(("M", 64), ("N", 2**25)))) for r in failing]
     only = dataclasses.replace(report, cases=[r for r in report.cases if r.ok] + huge)
     assert "nonfinite-randn" not in _kinds(Facts(Evidence(spec, only, huge)).observations)
+
+
+def _transposed_double(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.shape  # rows read with a stride of m instead of n: right only where the matrix is square
+    idx = (torch.arange(m)[:, None] * m + torch.arange(n)[None, :]) % max(x.numel(), 1)
+    return x.reshape(-1)[idx] * 2
+
+
+def test_passing_one_square_size_is_not_passing_every_square_shape():
+    """A confusion matrix counted with a plain load, +1 and store: counts are lost wherever two samples of a block
+    fall in one cell, and the only square case of the matrix (129 x 129, in two precisions) happened to pass. One
+    square size is a single point; ranked index-transposition 0.8 over the write-write races (round 16, CPU)."""
+    spec = kcheck.Spec(name="transposed_double", kernel=_transposed_double, reference=lambda x: x * 2,
+                       inputs=[kcheck.Tensor("M", "N")],
+                       dims={"M": kcheck.Dim(nominal=32), "N": kcheck.Dim(nominal=32)},
+                       dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1)
+    report = kcheck.check(spec, tier="default", large=False).specs[0]
+    failing = [r for r in report.cases if not r.ok]
+    square = sorted({r.case.sizes["M"] for r in report.cases if r.case.sizes["M"] == r.case.sizes["N"] > 1})
+    assert failing and len(square) >= 2, square
+    assert "square-only" in _kinds(Facts(Evidence(spec, report, failing)).observations)
+    one = dataclasses.replace(report, cases=[r for r in report.cases if r.case.sizes["M"] != r.case.sizes["N"]
+                                             or r.case.sizes["M"] in (1, square[0])])
+    assert "square-only" not in _kinds(Facts(Evidence(spec, one, failing)).observations)

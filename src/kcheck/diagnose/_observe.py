@@ -315,7 +315,10 @@ class Facts:
             same = [(s, bad) for s, bad in rows if a in s and b in s and s[a] == s[b] and s[a] > 1]
             differ = [(s, bad) for s, bad in rows if a in s and b in s and s[a] != s[b]]
             bad = [s for s, v in differ if v]
-            if not same or any(v for _, v in same) or len(bad) < 2 or len(bad) < 0.8 * len(differ):
+            # one square size passing (129x129, in two precisions) is a single point: a kernel whose failures
+            # depend on the data (lost counts) passes some shapes by chance
+            if len({s[a] for s, _ in same}) < 2 or any(v for _, v in same) or len(bad) < 2 \
+                    or len(bad) < 0.8 * len(differ):
                 continue
             every = "every square shape" if len(names) == 2 else f"every shape where {a} == {b}"
             return (f"passes on {every} tried ({len(same)}: {shapes([s for s, _ in same])}), fails on {len(bad)} of "
