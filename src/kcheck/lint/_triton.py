@@ -423,21 +423,18 @@ class _Kernel:
         pos = list(c.args)
         ptr_node = pos[0] if pos else kw.get("pointer")
         ptr = self.ev(ptr_node)
-        mask_at = 1 if op == "load" else 2
-        for i, a in enumerate(pos[1:], start=1):
-            v = self.ev(a)
-            if i == mask_at:
-                self.reach_size(v, c.lineno)
-        for k, a in kw.items():
-            if k != "pointer":
-                v = self.ev(a)
-                if k == "mask":
-                    self.reach_size(v, c.lineno)
-        self.reach(ptr, c.lineno)
-        if self.exempt or op == "atomic_cas":
-            return
         mask_pos = 1 if op == "load" else 2
         mask = kw.get("mask", pos[mask_pos] if len(pos) > mask_pos else None)
+        for a in pos[1:]:
+            self.ev(a)
+        for k, a in kw.items():
+            if k != "pointer":
+                self.ev(a)
+        self.reach(ptr, c.lineno)
+        if mask is not None:
+            self.reach_size(self.ev(mask), c.lineno)
+        if self.exempt or op == "atomic_cas":
+            return
         if isinstance(mask, ast.Constant) and mask.value is None:
             mask = None
         what = "tl." + op
