@@ -139,6 +139,24 @@ def test_out_of_range_gather_index_read_from_data() -> None:
     assert f.address == src.data_ptr() + 4 * 510 and f.distance == 4 * 10 + 1
 
 
+def test_out_of_range_gather_blamed_on_the_table_when_another_tensor_starts_nearer() -> None:
+    """Where the allocator puts the index tensor just past the table (it did on CI), the bad address lies nearer the
+    index tensor's start than the table's end; the access's other lanes read the table, so the table is named."""
+    m = kernels("gather_oob")
+    raw = torch.zeros(2048 + 8 * N, dtype=torch.uint8)
+    src = raw[:2000].view(torch.float32)
+    src.copy_(torch.randn(500, generator=gen()))
+    idx = raw[2048:].view(torch.int64)
+    idx.copy_(torch.randint(0, 500, (N,), generator=gen(1)))
+    idx[300] = 510  # 2040 bytes into the table: 41 bytes past its end, 8 bytes before the index tensor
+    with ki.checked() as report:
+        m.gather(src, idx)
+    (r,) = report.records
+    f = r.finding
+    assert (r.tensor, f.block, r.lane, f.distance) == ("src_ptr", (2, 0, 0), (44,), 41), f.message
+    assert "41 bytes after tensor 'src_ptr'" in f.message
+
+
 def test_out_of_range_atomic_is_found_and_skipped() -> None:
     m = kernels("atomic_oob")
     x = torch.rand(N, generator=gen())

@@ -33,7 +33,8 @@ class Region:
 @dataclass
 class Record:
     """One finding with what kcheck knows beside it: the tensor argument it concerns (for out-of-bounds accesses,
-    the nearest one) and, for out-of-bounds accesses, the first bad lane (index within the block)."""
+    the one the access's other lanes reach, else the nearest one) and, for out-of-bounds accesses, the first bad
+    lane (index within the block)."""
 
     finding: Finding
     tensor: str | None = None
@@ -193,7 +194,8 @@ class Launch:
         file = line = None
         if bad.any():
             file, line = where()
-            self._out_of_bounds(a, bad, size, direction, file, line)
+            good = ok if mask is None else mask & ok
+            self._out_of_bounds(a, bad, a[good], size, direction, file, line)
             new_mask = ok if mask is None else mask & ok
         if self.races:
             live = new_mask if new_mask is not None else mask
@@ -219,22 +221,30 @@ class Launch:
         past the end is 1 byte after), or ``-d`` bytes before its start."""
         best: tuple[Region | None, int | None] = (None, None)
         for r in self.regions:
-            if addr < r.lo:
-                d = addr - r.lo
-            elif addr >= r.hi:
-                d = addr - r.hi + 1
-            else:  # starts inside, ends past the end
-                d = addr + size - r.hi
+            d = _distance(r, addr, size)
             if best[1] is None or abs(d) < abs(best[1]):
                 best = (r, d)
         return best
 
-    def _out_of_bounds(self, a: np.ndarray, bad: np.ndarray, size: int, direction: str, file: str | None,
-                       line: int | None) -> None:
+    def owner(self, addr: int, size: int, in_bounds: np.ndarray) -> tuple[Region | None, int | None]:
+        """The tensor an out-of-bounds address was meant for. One load or store reaches one tensor, so when the
+        same access's in-bounds lanes all lie in one tensor, that is the one (a gather index past the end of its
+        table belongs to the table, even when another allocation happens to start nearer). Without such lanes,
+        or when they span several tensors, the nearest tensor, as compute-sanitizer reports it."""
+        if in_bounds.size:
+            lo, hi = int(in_bounds.min()), int(in_bounds.max())
+            holding = [r for r in self.regions if r.lo <= lo and hi + size <= r.hi]
+            if holding:
+                r = min(holding, key=lambda r: r.size)
+                return r, _distance(r, addr, size)
+        return self.nearest(addr, size)
+
+    def _out_of_bounds(self, a: np.ndarray, bad: np.ndarray, in_bounds: np.ndarray, size: int, direction: str,
+                       file: str | None, line: int | None) -> None:
         flat = np.flatnonzero(bad)
         lane = tuple(int(v) for v in np.unravel_index(int(flat[0]), bad.shape))
         addr = int(a[lane]) & (2**64 - 1)
-        region, dist = self.nearest(addr if addr < 2**63 else addr - 2**64, size)
+        region, dist = self.owner(addr if addr < 2**63 else addr - 2**64, size, in_bounds)
         pid = self.pid
         msg = (f"out-of-bounds {direction} of {size} bytes at 0x{addr:x} in lane {lane} of program "
                f"({pid[0]},{pid[1]},{pid[2]})")
@@ -357,6 +367,16 @@ class Launch:
     def _region_of(self, addr: int) -> Region | None:
         inside = [r for r in self.regions if r.lo <= addr < r.hi]
         return min(inside, key=lambda r: r.size) if inside else None
+
+
+def _distance(r: Region, addr: int, size: int) -> int:
+    """memcheck's distance: ``d`` bytes after the end (the first byte past the end is 1 byte after), ``-d`` bytes
+    before the start, or, for an access that starts inside and ends past the end, the bytes it overhangs."""
+    if addr < r.lo:
+        return addr - r.lo
+    if addr >= r.hi:
+        return addr - r.hi + 1
+    return addr + size - r.hi
 
 
 def _loc(file: str | None, line: int | None) -> str:
