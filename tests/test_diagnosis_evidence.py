@@ -517,6 +517,58 @@ def test_an_eps_of_another_size_shows_on_data_scaled_down(tmp_path):
     assert "edge-pattern" not in _kinds(diag.observations), text
 
 
+@pytest.mark.parametrize("name", ["srgb_wrong_exponent", "huber_wrong_offset"])
+def test_wrong_exactly_where_an_input_takes_one_branch_is_a_constant_not_an_index(tmp_path, name):
+    """sRGB decoding with the power branch's exponent 2.2 (wrong where the input lies in (0.04045, 1), a third of
+    randn data), and a Huber loss whose linear branch has the wrong offset (wrong where |x| > delta: both tails).
+    Neither is wrong at most elements, nor at some place: the wrong elements are those of some input values."""
+    diag = debug(getattr(spec_of, name), budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-constant", text
+    assert diag.top.hallmark_seen and "value-band" in _kinds(diag.top.supports), text
+    assert diag.top.score >= 0.7, text
+
+
+def test_a_mean_over_the_wrong_axis_shows_when_one_channel_moves_the_others(tmp_path):
+    """Squeeze-and-excitation whose squeeze averages over the channels instead of the length: wrong everywhere by a
+    fraction of the values, like a wrong constant; raising one channel of x moves every other channel's output,
+    where the reference's change stays in that channel."""
+    diag = debug(spec_of.channel_gate_wrong_axis, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-axis", text
+    assert diag.top.hallmark_seen and "mixes-slices" in _kinds(diag.top.supports), text
+    assert any(e.axis == "slice" for e in diag.experiments), text
+
+
+def test_the_slice_probe_sees_nothing_on_a_kernel_that_keeps_channels_apart(tmp_path):
+    """The same gate with a wrong constant: the probe runs and sees no output move outside the raised slice."""
+    spec = dataclasses.replace(spec_of.channel_gate_wrong_axis, name="gate_scaled", kernel=spec_of.gate_scaled)
+    diag = debug(spec, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    probes = [e for e in diag.experiments if e.axis == "slice"]
+    assert probes and all(e.passed for e in probes), text
+    assert "mixes-slices" not in _kinds(diag.observations), text
+
+
+def test_a_value_band_is_found_on_values_not_on_places():
+    """The band records the input values of the wrong elements; wrong elements at random places are no band, and
+    neither is a tail of the output whose values are random."""
+    from kcheck.compare import value_band
+
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(64, 96, generator=g)
+    band = value_band((x > 0.3) & (x < 1.2), [x])
+    assert band is not None and not band.magnitude and 0.3 < band.lo < band.hi < 1.2, band
+    assert band.wrong == band.inside == int(((x > 0.3) & (x < 1.2)).sum())
+    tails = value_band(x.abs() > 1.5, [torch.ones(3), x])
+    assert tails is not None and tails.magnitude and tails.input == 1 and tails.lo > 1.5, tails
+    assert value_band(torch.rand(64, 96, generator=g) < 0.2, [x]) is None
+    edge = torch.zeros(64, 96, dtype=torch.bool)
+    edge[:, 90:] = True
+    assert value_band(edge, [x]) is None
+    assert value_band(x > -5, [x]) is None  # everywhere: no band
+
+
 def test_the_per_channel_operand_at_ones_points_to_its_axis_only_when_other_inputs_at_ones_do_not_rescue():
     """A wrong axis reads the per-channel operand at the wrong index: the other inputs at ones leave the values
     wrong. When they right them too (a CUDA C conv reading a stale shared-memory tile, seen on the H200), constant

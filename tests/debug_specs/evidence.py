@@ -964,3 +964,58 @@ gain_grad_lost_rows = kcheck.Spec(
     inputs=[kcheck.Tensor("M", "N", name="x"), kcheck.Tensor("N", name="gamma")],
     dims={"M": kcheck.Dim(nominal=64, max=256), "N": kcheck.Dim(nominal=32, max=128)}, dtypes=["fp32"],
     patterns=["randn"], layouts=("contiguous",), seeds=1, grad=True)
+
+
+# -- a piecewise formula with one branch's constant wrong: wrong exactly where the input's values take that branch --
+
+
+def _srgb_decode_wrong_exponent(x: torch.Tensor) -> torch.Tensor:
+    c = x.clamp(0.0, 1.0)
+    return torch.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.2)  # BUG: the standard's exponent is 2.4
+
+
+def _srgb_decode(x: torch.Tensor) -> torch.Tensor:
+    c = x.clamp(0.0, 1.0)
+    return torch.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+srgb_wrong_exponent = kcheck.Spec(
+    name="srgb_wrong_exponent", kernel=_srgb_decode_wrong_exponent, reference=_srgb_decode,
+    inputs=[kcheck.Tensor(3, "H", "W")],
+    dims={"H": kcheck.Dim(nominal=32, real=()), "W": kcheck.Dim(nominal=48, real=())}, dtypes=["fp32"], seeds=1)
+
+
+def _huber_wrong_offset(x: torch.Tensor) -> torch.Tensor:
+    a = x.abs()
+    return torch.where(a < 1.5, 0.5 * x * x, 1.5 * (a - 0.7))  # BUG: the linear branch is delta * (|x| - delta / 2)
+
+
+huber_wrong_offset = kcheck.Spec(
+    name="huber_wrong_offset", kernel=_huber_wrong_offset,
+    reference=lambda x: torch.nn.functional.huber_loss(x, torch.zeros_like(x), reduction="none", delta=1.5),
+    inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"], seeds=1)
+
+
+# -- a gate from a mean taken over the channels instead of the length: each channel's output moves with the others --
+
+
+def _channel_gate_wrong_axis(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    s = x.mean(dim=1, keepdim=True)  # BUG: the squeeze is over the length (dim=2), per channel
+    return x * torch.sigmoid(w[None, :, None] * s)
+
+
+def _channel_gate(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    return x * torch.sigmoid(w[None, :, None] * x.mean(dim=2, keepdim=True))
+
+
+channel_gate_wrong_axis = kcheck.Spec(
+    name="channel_gate_wrong_axis", kernel=_channel_gate_wrong_axis, reference=_channel_gate,
+    inputs=[kcheck.Tensor("B", "C", "L"), kcheck.Tensor("C")],
+    dims={"B": kcheck.Dim(nominal=2, max=4, real=()), "C": kcheck.Dim(nominal=16, real=()),
+          "L": kcheck.Dim(nominal=24, real=())},
+    reduce=["L"], dtypes=["fp32"], seeds=1)
+
+
+def gate_scaled(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    return 1.1 * _channel_gate(x, w)  # a wrong constant: channels stay apart

@@ -8,13 +8,14 @@ where the reference has NaN.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import torch
 
 from .._dtypes import ulp_spacing
 from ._fused import fused_figures
-from ._locate import Confined, Location, confined, locate
+from ._locate import Confined, Location, ValueBand, confined, locate, value_band
 from ._tolerance import Tolerance
 
 _SHOWN = 5
@@ -76,6 +77,7 @@ class Comparison:
     first: list[Mismatch] = field(default_factory=list)
     location: Location = field(default_factory=lambda: Location("none", "no mismatches"))
     confined: Confined | None = None  # the errors keep to some slices of a dimension (see ``confined``)
+    value_band: ValueBand | None = None  # the errors are the elements of some values of an input (``value_band``)
     baseline: BaselineCheck | None = None
     reasons: list[str] = field(default_factory=list)
 
@@ -129,14 +131,15 @@ def mismatch_mask(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
 def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance, *,
             unwritten: torch.Tensor | None = None, baseline: torch.Tensor | None = None,
             baseline_factor: float = 2.0, baseline_required: bool = True, accumulate: float = 0.0,
-            input_scale: float = 0.0) -> Comparison:
+            input_scale: float = 0.0, inputs: Sequence[object] = ()) -> Comparison:
     """Compare ``actual`` (the kernel's output) with ``expected`` (float64 reference) under ``tol``.
 
     Works through the flattened tensors in chunks of 2**24 elements, so that a 2**31-element output needs only
     its boolean mismatch mask in full (for the location), not a dozen float64 temporaries. ``baseline`` is the
     framework's result in the case's precision (see BaselineCheck); ``accumulate`` = sqrt(n) * eps_acc;
     ``input_scale`` replaces rms(expected) in the baseline's floor where the expected output is exactly zero (as
-    in the tolerance's absolute floor).
+    in the tolerance's absolute floor). ``inputs``: the case's inputs, for the band of values the wrong elements
+    hold (``ValueBand``).
     """
     shape = tuple(actual.shape)
     cmp = Comparison(name, shape, str(actual.dtype).removeprefix("torch."), True, tol, numel=actual.numel())
@@ -171,6 +174,7 @@ def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolera
                      for i in _first_true(bad, _SHOWN)]
         cmp.location = locate(bad.reshape(shape))
         cmp.confined = confined(bad.reshape(shape))
+        cmp.value_band = value_band(bad.reshape(shape), inputs)
         cmp.reasons.append(f"{cmp.mismatches} of {cmp.numel} elements outside the tolerance")
         if cmp.unwritten:
             cmp.reasons.append(f"{cmp.unwritten} elements never written (still hold the poison value)")

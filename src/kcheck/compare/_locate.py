@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -49,6 +50,56 @@ def confined(mask: torch.Tensor) -> Confined | None:
         if best is None or density > best.density:
             best = Confined(d, size, wrong, density)
     return best
+
+
+@dataclass(frozen=True)
+class ValueBand:
+    """The wrong elements are those whose value in input ``input`` (an input of the output's shape) lies in
+    [``lo``, ``hi``]: ``wrong`` of the ``inside`` elements there are wrong, of ``total`` finite ones, and none
+    outside. On random data the value of an element says nothing of its place, so a band is a formula that is wrong
+    for some values only (one branch's constant or coefficient, a threshold), not an index, a bound or an edge.
+    With ``magnitude``, the band is of the values' magnitudes (a branch taken for |x| past a threshold holds both
+    tails of the values)."""
+
+    input: int
+    lo: float
+    hi: float
+    wrong: int
+    inside: int
+    total: int
+    magnitude: bool = False  # the band is of the values' magnitudes (|x| past a threshold: both tails)
+
+
+#: A band must hold this share of the elements whose value lies in it wrong, and leave this share of them out.
+BAND_DENSITY = 0.9
+BAND_MAX_SHARE = 0.9
+BAND_MIN_WRONG = 8
+BAND_MAX_ELEMENTS = 1 << 24
+
+
+def value_band(mask: torch.Tensor, inputs: Sequence[object]) -> ValueBand | None:
+    """The first input of the mask's shape whose values of the wrong elements form one band (``ValueBand``);
+    None when none does, or past ``BAND_MAX_ELEMENTS`` elements (a past-2**31 case gets no band: sorting it out
+    would cost more than the comparison)."""
+    n = mask.numel()
+    if n > BAND_MAX_ELEMENTS:
+        return None
+    bad = mask.reshape(-1)
+    for i, t in enumerate(inputs):
+        if not (isinstance(t, torch.Tensor) and t.is_floating_point() and tuple(t.shape) == tuple(mask.shape)):
+            continue
+        v = t.detach().reshape(-1).to(device=bad.device, dtype=torch.float64)
+        keep = torch.isfinite(v)
+        w, v = bad[keep], v[keep]
+        wrong = int(torch.count_nonzero(w))
+        if wrong < BAND_MIN_WRONG:
+            continue
+        for magnitude, x in ((False, v), (True, v.abs())):
+            lo, hi = float(x[w].min()), float(x[w].max())
+            inside = int(torch.count_nonzero((x >= lo) & (x <= hi)))
+            if wrong >= BAND_DENSITY * inside and inside <= BAND_MAX_SHARE * x.numel():
+                return ValueBand(i, lo, hi, wrong, inside, int(x.numel()), magnitude)
+    return None
 
 
 def _span(idx: torch.Tensor) -> tuple[int, int]:

@@ -148,6 +148,13 @@ OBSERVATIONS: dict[str, str] = {
     "ignores-tail": "NaN at the last elements of an axis (the last and the one before): the reference gives NaN, the "
                     "kernel stays finite; NaN at the first it propagates",
     "reads-ignored": "the kernel reads input elements the reference ignores, away from those it uses too",
+    "value-band": "the wrong elements of the failing fp32 randn cases are those whose value in one input lies in one "
+                  "band (or whose magnitude does): wrong by value, not by place",
+    "mixes-slices": "raising one slice of an input (a dimension that is not reduced) changes the kernel's outputs "
+                    "outside that slice, where the reference's stay: the kernel combines what the operation keeps "
+                    "apart",
+    "ones-hides-mixing": "with the input whose slices the kernel combines all ones, the values are right: equal "
+                         "slices hide the mixing",
 }
 
 

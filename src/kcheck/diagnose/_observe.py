@@ -203,6 +203,7 @@ class Facts:
         self.edge: list[tuple[str, int, list[int]]] = []
         self.blocks: list[tuple[str, int, int]] = []
         self.square: str | None = None
+        self.mixed: set[int] = set()  # inputs whose raised slice moved the kernel's outputs outside it
         self._collect()
 
     # -- the results ------------------------------------------------------------------------------------------------
@@ -353,6 +354,7 @@ class Facts:
         self._structure()
         self._layout()
         self._systematic()
+        self._value_band()
         self._reduces()
         self._repeats()
         self._severity(ev.failing)
@@ -693,6 +695,37 @@ class Facts:
                      f"{wrong[0].case.id}: {c.confined.density:.0%} of those slices' elements, relative L2 error "
                      f"{c.rel_l2:.2g}): that slice's formula or constant, not an index or an edge")
 
+    def _value_band(self) -> None:
+        """In most of the failing randn cases computed in fp32 or wider, with finite values, written and accessed
+        in bounds, the wrong elements are those whose value in one input of the output's shape lies in one band
+        (``ValueBand``), and the bands overlap. Random data puts any value anywhere: wrong by value, not by place,
+        is a formula wrong for those values (a branch's constant or coefficient), not an index, a bound or an
+        edge. At least two such cases: one band alone can be chance."""
+        rows = [r for r in self.ev.failing if r.case.pattern == "randn" and r.case.precision in ("fp32", "fp64")
+                and r.case.axis != "large" and r.status is Status.FAILED and not r.findings and self.counts(r)]
+        bands = []
+        for r in rows:
+            failed = [c for c in r.comparisons if not c.passed]
+            if failed and all(c.value_band is not None and not (c.unwritten or c.nan_mismatches or c.inf_mismatches)
+                              for c in failed):
+                bands += [(r, c) for c in failed]
+        inputs = {(c.value_band.input, c.value_band.magnitude) for _, c in bands if c.value_band is not None}
+        if len({r.case.id for r, _ in bands}) < max(2, len(rows) // 2 + 1) or len(inputs) != 1:
+            return
+        vb = [c.value_band for _, c in bands if c.value_band is not None]
+        lo, hi = max(b.lo for b in vb), min(b.hi for b in vb)
+        if lo > hi:  # bands that do not overlap: no one range of values
+            return
+        r, c = bands[0]
+        b = c.value_band
+        assert b is not None
+        self.add("value-band", f"in {len({r.case.id for r, _ in bands})} of {len(rows)} failing fp32 randn cases the "
+                 f"wrong elements are those whose {_name(self.ev, b.input)} lies in one band of values (e.g. "
+                 f"{r.case.id}: {c.output} wrong at {b.wrong} of the {b.inside} elements where "
+                 f"{'its magnitude' if b.magnitude else 'it'} lies in "
+                 f"[{b.lo:.4g}, {b.hi:.4g}], right at the other {b.total - b.inside}): a formula wrong for those "
+                 "values only (a branch's constant or coefficient, a threshold), not an index or an edge")
+
     def _near_or_far(self, plain: CaseResult, near: CaseResult | None, far: CaseResult | None, far_needed: bool,
                      far_words: str, near_words: str) -> None:
         """The kernel reads the bumped elements next to what it should read (``near`` far more wrong than ``plain``):
@@ -752,6 +785,27 @@ class Facts:
                 self.add("ignores-last", f"{what}, and at the one before the last too: the kernel never reads the "
                          "last element of the axis, and reads the one before it (a bound one short)")
 
+    def _slices(self) -> None:
+        """The slice probe (``probe_slices``): the kernel's outputs changed outside the raised slice, with finite
+        values, at as many elements as the slice holds at least. Fewer is a read one past a row's end into the next
+        row (an edge's evidence), not a dimension combined whole."""
+        for i, d, k, pos, r in self.ev.slices:
+            failed = [c for c in r.comparisons if not c.passed and c.mismatches]
+            if r.status is not Status.FAILED or not failed or any(
+                    c.unwritten or c.nan_mismatches or c.inf_mismatches for c in failed):
+                continue
+            c = max(failed, key=lambda c: c.mismatches)
+            per_slice = c.numel // c.shape[k] if k < len(c.shape) and c.shape[k] else c.numel
+            if c.mismatches < per_slice:
+                continue
+            at = f" (e.g. at {list(c.first[0].index)})" if c.first else ""
+            self.mixed.add(i)
+            self.add("mixes-slices", f"raising {_name(self.ev, i)}'s slice {d}={pos} by 1 changed the kernel's "
+                     f"{c.output} at {c.mismatches} elements outside that slice{at}, where the reference's stays "
+                     f"inside it: the kernel combines values of different {d} indices, which the operation keeps "
+                     "apart (a reduction or a broadcast along the wrong axis, or an index into another slice)")
+            return
+
     def _structure(self) -> None:
         ev = self.ev
         if ev.zeroed is not None and ev.zeroed.ok and ev.minimal is not None:
@@ -760,6 +814,7 @@ class Facts:
         self._ignored()
         self._padding()
         self._ends()
+        self._slices()
         vectors = vector_inputs(ev.spec)
         if vectors:
             words = "; ".join(f"{_name(ev, i)} is {operand_words(ev.spec, i)}" for i in vectors)
@@ -768,6 +823,11 @@ class Facts:
         if ev.minimal is not None and not ev.minimal.ok and not values_right(ev.minimal):
             for i, r in ev.ones.items():
                 if r.ok or values_right(r):
+                    if i in self.mixed and not is_vector(ev, i):
+                        # slices all alike hide what a kernel combines across them: no sign of a place read wrong
+                        self.add("ones-hides-mixing", f"the failure vanishes when {_name(ev, i)} is all ones: its "
+                                 "slices, all alike, hide the values the kernel combines across them")
+                        continue
                     kind = "vector-ones-rescues" if is_vector(ev, i) else "ones-rescues"
                     self.add(kind, f"the failure vanishes when {_name(ev, i)} is all ones: that input is read at "
                              "the wrong place")

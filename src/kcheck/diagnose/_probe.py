@@ -290,10 +290,84 @@ def end_bumped(spec: Spec, index: int, dim: int, pos: int) -> Spec:
     return transformed(spec, t)
 
 
+#: What a slice of an input is raised by in the slice probe: a change any dependence shows, finite in fp16.
+SLICE_BUMP = 1.0
+
+
+def slice_raised(args: Sequence[Any], index: int, dim: int, pos: int) -> list[Any]:
+    """``args`` with input ``index``'s slice ``pos`` along ``dim`` raised by ``SLICE_BUMP`` (same layout)."""
+    out = list(args)
+    y = same_layout(args[index])
+    y.select(dim, pos).add_(SLICE_BUMP)
+    out[index] = y
+    return out
+
+
+def _change_outside(before: Any, after: Any, dim: int, pos: int) -> tuple[torch.Tensor, ...]:
+    """What each output changed by (computed in float64, returned in the output's dtype), with slice ``pos`` along
+    ``dim`` set to 0: only the change outside the raised slice is left."""
+    pairs = zip(before if isinstance(before, tuple) else (before,), after if isinstance(after, tuple) else (after,),
+                strict=True)
+    outs = []
+    for b, a in pairs:
+        d = a.detach().to(torch.float64) - b.detach().to(torch.float64)
+        d.select(dim, pos).zero_()
+        outs.append(d.to(a.dtype))  # in the output's own dtype, which the check holds the kernel to
+    return tuple(outs)
+
+
+def slice_changed(spec: Spec, index: int, dim: int, pos: int) -> Spec:
+    """The Spec whose kernel and reference each return how their outputs change, outside slice ``pos`` along
+    ``dim``, when input ``index``'s slice there is raised (each called twice, on the inputs and on them raised).
+    The outputs have the input's shape and the reference keeps that slice's change inside it (``slice_probe`` checks
+    both before it asks): the reference gives zeros, and a kernel whose outputs change elsewhere combines values of
+    different indices along ``dim`` that the operation keeps apart."""
+    kernel, reference = spec.kernel, spec.reference
+    n_in = len(spec.inputs)
+
+    def clone(out: Any) -> Any:
+        return tuple(o.clone() for o in out) if isinstance(out, tuple) else out.clone()
+
+    @functools.wraps(kernel)  # __wrapped__: the wrapper keeps the launcher's framework (interpreter checks)
+    def k(*args: Any, **kwargs: Any) -> Any:
+        before = clone(kernel(*args, **kwargs))
+        after = kernel(*slice_raised(args[:n_in], index, dim, pos), *args[n_in:], **kwargs)
+        return _change_outside(before, after, dim, pos)
+
+    def r(*args: Any, **kwargs: Any) -> Any:
+        return _change_outside(reference(*args, **kwargs), reference(*slice_raised(args, index, dim, pos), **kwargs),
+                               dim, pos)
+
+    return dataclasses.replace(spec, kernel=k, reference=r, baseline=False)
+
+
+def slice_probe_ok(spec: Spec, args: Sequence[Any], index: int, dim: int, pos: int, modes: dict[str, Any]) -> bool:
+    """Whether the slice probe can say anything on these inputs (drawn here, on the CPU): every output of the
+    reference has input ``index``'s shape, and raising its slice ``pos`` along ``dim`` changes the reference's outputs
+    inside that slice and nowhere else."""
+    x = args[index]
+    if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 1 and x.shape[dim] > pos):
+        return False
+    xs = [a.detach().to(torch.float64) if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
+    try:
+        before = spec.reference(*xs, **modes)
+        after = spec.reference(*slice_raised(xs, index, dim, pos), **modes)
+    except Exception:  # a reference that cannot run here: no probe
+        return False
+    b_t = before if isinstance(before, tuple) else (before,)
+    a_t = after if isinstance(after, tuple) else (after,)
+    if not b_t or any(not isinstance(o, torch.Tensor) or o.shape != x.shape for o in (*b_t, *a_t)):
+        return False
+    outside = _change_outside(before, after, dim, pos)
+    inside = any(bool((a.select(dim, pos) != b.select(dim, pos)).any()) for a, b in zip(a_t, b_t, strict=True))
+    return inside and all(bool((d.nan_to_num(1.0) == 0).all()) for d in outside)
+
+
 #: A probe's change of the Spec, described so that a worker process can rebuild it from the Spec's module:
 #: ("scaled", factor), ("ones", input index or a tuple of them), ("transposed", input index), ("zeroed", None),
 #: ("stage", name), ("swapped", (i, j)), ("ignored", (input index, "boundary" | "far")),
-#: ("padded", (input index, "zero" | "first" | "rest")), ("end", (input index, dim, position)).
+#: ("padded", (input index, "zero" | "first" | "rest")), ("end", (input index, dim, position)),
+#: ("slice", (input index, dim, position)).
 Variant = tuple[str, Any]
 
 
@@ -313,6 +387,8 @@ def apply_variant(spec: Spec, variant: Variant) -> Spec:
         return ignored_bumped(spec, int(arg[0]), str(arg[1]))
     if kind == "end":
         return end_bumped(spec, int(arg[0]), int(arg[1]), int(arg[2]))
+    if kind == "slice":
+        return slice_changed(spec, int(arg[0]), int(arg[1]), int(arg[2]))
     if kind == "padded":
         return padded(spec, int(arg[0]), str(arg[1]))
     if kind == "stage":

@@ -218,9 +218,11 @@ PROFILES: list[Profile] = [
             advice=lambda ev: "initialise the accumulator (tl.zeros / 0.0f) instead of loading the output; or zero "
             "the output in the launcher"),
     Profile("wrong-axis", "a per-channel operand (1-D, or broadcast along a dimension), and failures that need two "
-            "dims to differ (or vanish when that operand is all ones)",
-            {("vector-ones-rescues",): 0.88, ("square-only", "vector-operand"): 0.8, ("oob-vector",): 0.7},
-            {"vector-ones-rescues": 0.05, "oob-vector": 0.05},
+            "dims to differ (or vanish when that operand is all ones); or outputs that change with a slice of an "
+            "input the operation keeps apart from them",
+            {("vector-ones-rescues",): 0.88, ("square-only", "vector-operand"): 0.8, ("oob-vector",): 0.7,
+             ("mixes-slices",): 0.72},
+            {"vector-ones-rescues": 0.05, "oob-vector": 0.05, "mixes-slices": 0.03, "ones-hides-mixing": 0.03},
             # another input at ones righting the values too: constant data hides any element read in the wrong
             # place (a race on a stale tile, a wrong offset), not the per-channel operand's axis in particular
             # the operand read past its end only at sizes that are not multiples of a block: its load lacks the mask
@@ -232,8 +234,8 @@ PROFILES: list[Profile] = [
     Profile("index-transposition", "passes on square shapes only, or matches a transposed reference",
             {("transposed-reference",): 0.9, ("arange-transposed",): 0.9, ("square-only",): 0.8,
              ("swapped-roles",): 0.8, ("arange-misplaced",): 0.6, ("unwritten-interior",): 0.6},
-            {"everywhere-wrong": 0.15, "ones-rescues": 0.1},
-            {"vector-ones-rescues": 0.3, "systematic-error": 0.3, "layout-only": 0.3, **_TIMING},
+            {"everywhere-wrong": 0.15, "ones-rescues": 0.1, "mixes-slices": 0.05},
+            {"vector-ones-rescues": 0.3, "systematic-error": 0.3, "layout-only": 0.3, "value-band": 0.3, **_TIMING},
             advice=lambda ev: "check the strides and the order of the indices (row * stride_row + col * stride_col); "
             "on arange inputs, read which element each wrong output came from"),
     Profile("missing-syncthreads", "a racecheck hazard in shared memory (or runs that differ, with shared memory)",
@@ -271,13 +273,15 @@ PROFILES: list[Profile] = [
             advice=lambda ev: "address rows with the tensor's own strides (x.stride(0), passed to the kernel), or "
             "make the input contiguous in the launcher"),
     Profile("wrong-constant", "off at nearly every element of ordinary data by a fraction of the values, at every "
-            "shape (square ones too), with no NaN, unwritten element or access out of bounds",
-            {("systematic-error",): 0.6, ("tiny-scale-fails",): 0.75}, {"ones-rescues": 0.05, "everywhere-wrong": 0.05},
+            "shape (square ones too), with no NaN, unwritten element or access out of bounds; or off exactly where "
+            "an input's values lie in one band",
+            {("systematic-error",): 0.6, ("tiny-scale-fails",): 0.75, ("value-band",): 0.75},
+            {"ones-rescues": 0.05, "everywhere-wrong": 0.05},
             {"square-only": 0.3, "edge-pattern": 0.3, "past-one-block": 0.3, "oob": 0.3, "layout-only": 0.3,
              "low-precision-only": 0.3, "large-mean-only": 0.3, "transposed-reference": 0.3,
              "arange-transposed": 0.3, "arange-misplaced": 0.3, "vector-ones-rescues": 0.3, "zeroed-rescues": 0.3,
              "race-between-programs": 0.3, "nondeterministic": 0.3, "reads-one-past": 0.3, "reads-ignored": 0.3,
-             "ignores-last": 0.3, "ignores-tail": 0.3, **_TIMING},
+             "ignores-last": 0.3, "ignores-tail": 0.3, "mixes-slices": 0.3, **_TIMING},
             advice=lambda ev: "compare the kernel's constants and coefficients with the reference's term by term "
             "(a scale such as 1/ln 2 for exp2, a beta, an eps, a 1/n); run one tiny case by hand"),
     Profile("kernel-raises", "the kernel or its launcher raised",

@@ -20,7 +20,7 @@ from .._spec import Spec, Tensor
 from ..cases import Case, call_reference, fit, make_args, numel, params_of, shape_of, tensor_shapes, upcast
 from ..compare import rms
 from ._observe import Facts, error_of, ignores_nan, most_severe_smallest, reads_bumped, reduces, vector_inputs
-from ._probe import Prober, ignored_region
+from ._probe import Prober, ignored_region, slice_probe_ok
 
 SIZES = (1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1024)
 #: randn scaled by these factors: up for overflow (exp without the max), down for an additive constant that no longer
@@ -90,6 +90,8 @@ class Evidence:
     ignored: list[tuple[int, str, CaseResult]] = field(default_factory=list)
     # input index, dim, the plain case, {position along dim: the probe with the elements there set to NaN}
     ends: list[tuple[int, int, CaseResult, dict[int, CaseResult]]] = field(default_factory=list)
+    # input index, dim name, its axis, position, the probe: how the outputs change outside that slice when raised
+    slices: list[tuple[int, str, int, int, CaseResult]] = field(default_factory=list)
     # input index, "first" | "rest", the control (rows padded with 0), the probe with the padding raised
     # by 1000 just past each row's end ("first") or farther ("rest")
     padded: list[tuple[int, str, CaseResult, CaseResult]] = field(default_factory=list)
@@ -288,6 +290,7 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
     probe_ignored(p, ev, case)
     probe_padding(p, ev)
     probe_ends(p, ev)
+    probe_slices(p, ev)
     tensors = _input_tensors(ev.spec)
     if len(tensors) > 1:
         for i in tensors:
@@ -440,6 +443,61 @@ def probe_ends(p: Prober, ev: Evidence) -> None:
             if pos == -1 and not ignores_nan(r):
                 break  # the kernel gives NaN where the reference does: it reads the last elements
         ev.ends.append((i, k, plain, runs))
+
+
+#: Inputs, and dimensions of each, the slice probe tries at most.
+SLICE_INPUTS = 2
+SLICE_DIMS = 2
+
+
+def _middle(n: int) -> int:
+    """A slice in the middle of ``n``, one past the half: the half of a power of two starts a block, where a kernel
+    that mixes the lanes of a block with the block's first can look right."""
+    return min(n // 2 + 1, n - 1)
+
+
+def probe_slices(p: Prober, ev: Evidence) -> None:
+    """Does the kernel mix what the operation keeps apart? For an input of the outputs' shape and each of its named
+    dimensions that is not reduced, one slice in the middle is raised by 1 for the kernel and the reference alike,
+    where the reference's outputs change only inside that slice (checked here first); the probe compares how each
+    one's outputs change outside it. A reduction along the wrong axis (a sum over channels for one over the
+    length), or an index that reads another slice, changes them there. Only on kernels that allocate their outputs
+    and leave their inputs alone (the probe calls the kernel twice), and only on a failing case with finite
+    values: the smallest such case with a dimension to slice."""
+    spec = ev.spec
+    if spec.outputs is not None or any(getattr(t, "mutated", False) for t in spec.inputs):
+        return
+    reduce = set(spec.reduce)
+
+    def sliceable(c: Case) -> bool:
+        return any(isinstance(d, str) and d not in reduce and c.sizes.get(d, 0) >= 3
+                   for i in _input_tensors(spec) for d in _dims(spec, i))
+
+    plain = _finite_failure(ev, sliceable)  # the smallest failing case with a dimension to slice, finite values
+    if plain is None:
+        return
+    case = dataclasses.replace(plain.case, axis="debug", skip=None, skip_kind=None, repeats=0)
+    try:
+        args = make_args(spec, case, "cpu")
+    except Exception:  # inputs that cannot be drawn here: no probe
+        return
+    modes = params_of(spec, case)
+    tried = 0
+    for i in _input_tensors(spec):
+        dims = [(k, d) for k, d in enumerate(_dims(spec, i)) if isinstance(d, str) and d not in reduce
+                and case.sizes.get(d, 0) >= 3]
+        chosen = [(k, d) for k, d in dims if slice_probe_ok(spec, args, i, k, _middle(case.sizes[d]), modes)]
+        if not chosen:
+            continue
+        for k, d in chosen[:SLICE_DIMS]:
+            pos = _middle(case.sizes[d])
+            r = p.run(case, "slice", f"{_name(spec, i)}[{d}={pos}] + 1: outputs outside that slice",
+                      ("slice", (i, k, pos)))
+            if r is not None:
+                ev.slices.append((i, d, k, pos, r))
+        tried += 1
+        if tried >= SLICE_INPUTS:
+            break
 
 
 def _dims(spec: Spec, i: int) -> tuple[str | int, ...]:

@@ -446,7 +446,7 @@ def judge(ex: Execution) -> CaseResult:
                       baseline_factor=spec.baseline_factor,
                       baseline_required=case.precision in _BASELINE_REQUIRED,
                       accumulate=math.sqrt(n) * PRECISIONS[case.precision].accumulate_eps,
-                      input_scale=input_scale() if scale == 0 else 0.0)
+                      input_scale=input_scale() if scale == 0 else 0.0, inputs=inputs_before)
         result.comparisons.append(cmp)
         wrong_dtype = _dtype_problem(spec, case, i, out, ex.ref_floating[i])
         if wrong_dtype:

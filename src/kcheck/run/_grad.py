@@ -282,7 +282,7 @@ def _check(ex: Execution, result: CaseResult, rules: GradRules) -> None:
         cmp = compare(label, g, exp, tol, unwritten=mask, baseline=base, baseline_factor=spec.baseline_factor,
                       baseline_required=case.precision in rules.baseline_required,
                       accumulate=math.sqrt(n) * prec.accumulate_eps,
-                      input_scale=input_scale if scale == 0 else 0.0)
+                      input_scale=input_scale if scale == 0 else 0.0, inputs=inputs)
         if missing and not cmp.passed:
             cmp.reasons.insert(0, "the backward returned no gradient (None) for this input")
         result.comparisons.append(cmp)
