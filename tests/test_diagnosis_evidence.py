@@ -550,6 +550,19 @@ def test_the_slice_probe_sees_nothing_on_a_kernel_that_keeps_channels_apart(tmp_
     assert "mixes-slices" not in _kinds(diag.observations), text
 
 
+def test_a_total_read_back_in_the_kernel_that_adds_into_it_is_a_race_not_a_lost_update(tmp_path):
+    """Weights normalized in one kernel: each program adds its partial sum atomically, then loads the total. Right
+    up to one block and wrong past it, like a missing atomic; but every add is atomic (the static check finds the
+    load of what the kernel adds into), so what is wrong is when the total is read."""
+    diag = debug(spec_of.normalize_readback, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "race", text
+    assert diag.top.hallmark_seen and "static-atomic-readback" in _kinds(diag.top.supports), text
+    assert "second kernel" in diag.top.next_check, text
+    atomic = next((c for c in diag.causes if c.key == "missing-atomic"), None)
+    assert atomic is None or atomic.score < 0.5, text
+
+
 def test_a_value_band_is_found_on_values_not_on_places():
     """The band records the input values of the wrong elements; wrong elements at random places are no band, and
     neither is a tail of the output whose values are random."""

@@ -41,7 +41,7 @@ def _bug_lines(path: Path, marker: str = "BUG") -> list[int]:
 
 
 @pytest.mark.parametrize("name", ["overflow.cu", "barriers.cu", "triton_overflow.py", "triton_masks.py",
-                                  "cuda_in_string.py"])
+                                  "triton_atomics.py", "cuda_in_string.py"])
 def test_cases_exact_lines(name: str) -> None:
     path = CASES / name
     findings = lint_path(path)
@@ -191,3 +191,16 @@ def test_a_mask_bounded_by_two_int32_sizes_is_flagged_in_kernels_written_elsewhe
         found = {f.line for f in lint_path(zoo / name) if f.kind == "triton-size-product-int32"}
         assert found == lines, (name, found)
         assert all(f.severity == "warning" for f in lint_path(zoo / name) if f.kind == "triton-size-product-int32")
+
+
+def test_a_total_loaded_back_in_the_launch_that_adds_into_it_is_flagged_in_kernels_written_elsewhere() -> None:
+    """Four race bugs of held-out zoos (written by other sessions, from the class list) add a partial result
+    atomically and load the total back in the same kernel; no example and no control does."""
+    tests = Path(__file__).resolve().parent
+    for path, line in (("zoo_heldout/ho_absmax_quant.py", 27), ("zoo_heldout8/hx8_absmax_normalize.py", 18),
+                       ("zoo_heldout16/hx16_loudness_normalize.py", 24),
+                       ("zoo_heldout17/hx17_particle_weight_normalize.py", 30)):
+        found = [f for f in lint_path(tests / path) if f.kind == "triton-atomic-readback"]
+        assert [(f.line, f.severity) for f in found] == [(line, "warning")], (path, found)
+    quiet = [tests.parent / "examples", *sorted(tests.glob("zoo_heldout*/*_ok.py"))]
+    assert not [f for p in quiet for f in lint_path(p) if f.kind == "triton-atomic-readback"]

@@ -1019,3 +1019,32 @@ channel_gate_wrong_axis = kcheck.Spec(
 
 def gate_scaled(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     return 1.1 * _channel_gate(x, w)  # a wrong constant: channels stay apart
+
+
+# -- weights divided by their total, in one kernel: each program adds its partial sum atomically, then reads the total
+#    before the programs after it have added theirs (right with one block; past one block the early programs divide by
+#    a partial total) ----------------------------------------------------------------------------------------------
+
+
+@triton.jit
+def _normalize_fused_kernel(w_ptr, out_ptr, total_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    w = tl.load(w_ptr + offs, mask=offs < n, other=0.0)
+    tl.atomic_add(total_ptr, tl.sum(tl.abs(w), axis=0))
+    total = tl.load(total_ptr)  # BUG: the total is whole only in a second kernel launched after this one
+    tl.store(out_ptr + offs, tl.abs(w) / total, mask=offs < n)
+
+
+def _normalize_fused(w: torch.Tensor) -> torch.Tensor:
+    w = w.contiguous()
+    out = torch.empty_like(w)
+    total = torch.zeros(1, dtype=torch.float32, device=w.device)
+    if w.numel():
+        _normalize_fused_kernel[(triton.cdiv(w.numel(), 128),)](w, out, total, w.numel(), BLOCK=128)
+    return out
+
+
+normalize_readback = kcheck.Spec(
+    name="normalize_readback", kernel=_normalize_fused, reference=lambda w: w.abs() / w.abs().sum(),
+    inputs=[kcheck.Tensor("N")], dims={"N": kcheck.Dim(nominal=1000, real=(), min=1)}, dtypes=["fp32"],
+    reduce=["N"], patterns=("randn", "ones"), layouts=("contiguous",), seeds=1)

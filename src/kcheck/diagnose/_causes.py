@@ -153,6 +153,8 @@ OBSERVATIONS: dict[str, str] = {
     "mixes-slices": "raising one slice of an input (a dimension that is not reduced) changes the kernel's outputs "
                     "outside that slice, where the reference's stay: the kernel combines what the operation keeps "
                     "apart",
+    "static-atomic-readback": "the kernel loads the very pointer it adds into atomically, in the same launch: it "
+                              "reads a total the other programs are still adding to",
     "ones-hides-mixing": "with the input whose slices the kernel combines all ones, the values are right: equal "
                          "slices hide the mixing",
 }

@@ -387,6 +387,8 @@ class Facts:
             self.add("divergent-barrier", f"{f.tool}: {f.message[:150]} at {f.file}:{f.line}")
         for f in [f for f in ev.lint if f.kind == "divergent-barrier"][:1]:
             self.add("static-divergent-barrier", f"static check: {f.message[:150]} at {f.file}:{f.line}")
+        for f in [f for f in ev.lint if f.kind == "triton-atomic-readback"][:1]:
+            self.add("static-atomic-readback", f"static check: {f.file}:{f.line}: {f.message[:160]}")
 
     def _crashes(self, failing: list[CaseResult]) -> None:
         crashed = [r for r in failing if r.status in (Status.CRASHED, Status.TIMEOUT)]

@@ -93,6 +93,10 @@ def _atomic_advice(ev: Evidence) -> str:
 
 
 def _race_advice(ev: Evidence) -> str:
+    readback = next((f for f in ev.lint if f.kind == "triton-atomic-readback"), None)
+    if readback is not None:
+        return (f"the load at line {readback.line} reads the total while other programs are still adding to it: "
+                "finish the atomic adds in one kernel and read the total in a second kernel launched after it")
     if in_place_movement(ev) is not None:
         return ("an in-place move must read each element before any program overwrites it: let exactly one program "
                 "handle each pair or tile it exchanges (each swap once), or write into a separate output")
@@ -169,8 +173,11 @@ PROFILES: list[Profile] = [
              "reduce-across-blocks": 0.06, "order-dependent": 0.08, "blocks-decided": 0.05},
             # lost updates stay inside the tensor: accesses past its end are an edge bug whose stores land on other
             # programs' elements; a program reading others' results unordered is a race, not a lost update
+            # and a kernel that adds atomically and loads the total back in the same launch loses no update: it
+            # reads before the others have added theirs (what is wrong past one block is when it reads)
             {"edge-decided": 0.3, "square-only": 0.3, "nonfinite-large": 0.3, "nonfinite-zero": 0.3, "oob": 0.3,
-             "race-read-only": 0.3, "differs-without-reduction": 0.3, "in-place-movement": 0.3},
+             "race-read-only": 0.3, "differs-without-reduction": 0.3, "in-place-movement": 0.3,
+             "static-atomic-readback": 0.3},
             advice=_atomic_advice),
     Profile("exp-overflow", "NaN/Inf only on large magnitudes, randn right",
             # finite errors beyond the same-precision baseline on ordinary data: a sum that loses precision (and may
@@ -252,12 +259,15 @@ PROFILES: list[Profile] = [
             # the threads that skip the barrier race on shared memory: what a divergent barrier looks like at run time
             {"nondeterministic": 0.2, "shared-race": 0.2},
             advice=lambda ev: "move __syncthreads() out of the thread-dependent branch (all threads must reach it)"),
-    Profile("race", "repeated runs on the same inputs differ by more than 64 ULP",
+    Profile("race", "repeated runs on the same inputs differ by more than 64 ULP (or the kernel loads back what it "
+            "adds atomically, and fails past one block)",
             # an in-place movement accumulates nothing: the programs that race, or that are right only as long as
             # one of them covers the tensor, read what another has overwritten
             {("nondeterministic",): 0.75, ("race-read-only",): 0.78,
              ("in-place-movement", "race-between-programs"): 0.85, ("in-place-movement", "past-one-block"): 0.8,
-             ("in-place-movement", "order-dependent"): 0.8, ("in-place-movement", "flaky"): 0.85, ("flaky",): 0.6},
+             ("in-place-movement", "order-dependent"): 0.8, ("in-place-movement", "flaky"): 0.85, ("flaky",): 0.6,
+             ("static-atomic-readback", "past-one-block"): 0.86, ("static-atomic-readback", "order-dependent"): 0.85,
+             ("static-atomic-readback", "nondeterministic"): 0.85, ("static-atomic-readback",): 0.6},
             {"order-dependent": 0.05, "race-right-values": 0.05, "differs-without-reduction": 0.05},
             {"oob": 0.3},
             advice=_race_advice),

@@ -4,7 +4,7 @@
     for f in lint_path("kernels/"):
         print(format_finding(f))
 
-Five rules, each reported as a :class:`~kcheck._findings.Finding` with ``tool="lint"``, the file, the line and the
+Six rules, each reported as a :class:`~kcheck._findings.Finding` with ``tool="lint"``, the file, the line and the
 enclosing function as ``kernel``:
 
 - ``int32-index-overflow`` (CUDA C, error): a 32-bit ``int``/``unsigned`` derived from blockIdx (directly or through
@@ -32,6 +32,11 @@ enclosing function as ``kernel``:
   cast to int64, where the product reaches a mask, a pointer or a branch's condition: Triton passes each argument as
   int32 when it fits, so the product wraps once it passes 2**31, and a mask ``offs < M * N`` turns false everywhere
   (nothing is stored). A warning: the product may be bounded in practice (two small dimensions).
+- ``triton-atomic-readback`` (Triton, warning): a plain ``tl.load`` of the same pointer expression that the kernel
+  updated with ``tl.atomic_*`` earlier (``tl.atomic_add(total_ptr + b, s)`` then ``tl.load(total_ptr + b)``):
+  programs do not wait for one another, so the load sees only the adds that landed first; the total is read whole
+  only by a second kernel launched after. ``volatile=True`` loads (a program spinning on a counter the others raise)
+  and loads of other expressions (a look-back reading its predecessor's slot) are left out.
 
 Files that cannot be parsed give one ``unparsable`` warning, never an exception. CUDA C sources held in Python string
 constants (``SOURCE = r'''extern "C" __global__ ...'''``) are checked too, with the lines of the Python file.
@@ -52,7 +57,7 @@ __all__ = ["CUDA_SUFFIXES", "KINDS", "PYTHON_SUFFIXES", "format_finding", "forma
            "lint_source"]
 
 KINDS = ("int32-index-overflow", "triton-pid-stride-int32", "triton-unmasked-access", "divergent-barrier",
-         "triton-size-product-int32", "unparsable")
+         "triton-size-product-int32", "triton-atomic-readback", "unparsable")
 CUDA_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp"})
 PYTHON_SUFFIXES = frozenset({".py"})
 _SKIP_DIRS = frozenset({"__pycache__", ".venv", "venv", "node_modules", "site-packages"})

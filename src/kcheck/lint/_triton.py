@@ -128,6 +128,7 @@ class _Kernel:
     params: set[str] = field(default_factory=set)  # the runtime arguments not annotated int64
     keys: dict[tuple[int, int, int], int] = field(default_factory=dict)
     findings: dict[tuple[str, int], Finding] = field(default_factory=dict)
+    atomics: dict[str, int] = field(default_factory=dict)  # pointer expression -> line of its first atomic update
     runtime_loops: int = 0
     exempt: int = 0  # inside a constexpr branch whose sibling holds the checked version of the access
     masks: bool = False  # the kernel masks (or bounds-checks) some access: it knows about tails
@@ -433,6 +434,7 @@ class _Kernel:
         self.reach(ptr, c.lineno)
         if mask is not None:
             self.reach_size(self.ev(mask), c.lineno)
+        self.readback(c, op, ptr_node, kw)
         if self.exempt or op == "atomic_cas":
             return
         if isinstance(mask, ast.Constant) and mask.value is None:
@@ -490,6 +492,25 @@ class _Kernel:
                      "offsets grow with the program id or a loop over a runtime bound: the tail block of that axis "
                      "reaches past the end; add that axis's bound to the mask (e.g. & (cols < N)[None, :])")
 
+    def readback(self, c: ast.Call, op: str, ptr_node: ast.expr | None, kw: dict[str, ast.expr]) -> None:
+        """A plain ``tl.load`` of the very pointer expression this kernel updated atomically before: it reads the
+        total the programs are still adding into, which holds only the adds that happened to land first (no program
+        waits for the others; a second kernel, launched after, reads it whole). A volatile load is left alone: a
+        program spinning on a counter the others raise (a grid barrier) reads it that way on purpose."""
+        if ptr_node is None:
+            return
+        text = ast.unparse(ptr_node)
+        if op.startswith("atomic_") and op != "atomic_cas":
+            self.atomics.setdefault(text, c.lineno)
+            return
+        volatile = kw.get("volatile")
+        if op != "load" or text not in self.atomics or (isinstance(volatile, ast.Constant) and volatile.value):
+            return
+        self.add(c, "triton-atomic-readback", "warning",
+                 f"tl.load({text}) reads what this kernel adds into atomically at line {self.atomics[text]}: other "
+                 "programs may not have added theirs yet (programs do not wait for one another), so the value holds "
+                 "only the adds that landed first; read the total in a second kernel launched after this one")
+
     def add(self, node: ast.AST, kind: str, severity: str, message: str) -> None:
         line = getattr(node, "lineno", None) or 0
         self.findings.setdefault((kind, line), Finding(tool="lint", kind=kind, severity=severity, message=message,
@@ -520,8 +541,8 @@ class _Kernel:
 
 
 def lint_triton(tree: ast.Module, path: str) -> list[Finding]:
-    """Findings of rules 2 (triton-pid-stride-int32), 3 (triton-unmasked-access) and 5 (triton-size-product-int32)
-    in a parsed Python module."""
+    """Findings of rules 2 (triton-pid-stride-int32), 3 (triton-unmasked-access), 5 (triton-size-product-int32) and
+    triton-atomic-readback in a parsed Python module."""
     mod = _Module(tree)
     found: list[Finding] = []
     for node in ast.walk(tree):
