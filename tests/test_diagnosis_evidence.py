@@ -563,6 +563,15 @@ def test_a_total_read_back_in_the_kernel_that_adds_into_it_is_a_race_not_a_lost_
     assert atomic is None or atomic.score < 0.5, text
 
 
+def test_a_per_channel_operand_built_by_a_custom_is_set_to_ones_like_a_tensor(tmp_path):
+    """A log prior over items, drawn by the Spec's own function (``Custom`` with dims ("I",)) and read with the row
+    index: at ones its log is 0 and the values come right, which points to the axis it is read along."""
+    diag = debug(spec_of.prior_wrong_axis, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-axis", text
+    assert diag.top.hallmark_seen and "vector-ones-rescues" in _kinds(diag.top.supports), text
+
+
 def test_a_value_band_is_found_on_values_not_on_places():
     """The band records the input values of the wrong elements; wrong elements at random places are no band, and
     neither is a tail of the output whose values are random."""

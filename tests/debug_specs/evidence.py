@@ -1048,3 +1048,22 @@ normalize_readback = kcheck.Spec(
     name="normalize_readback", kernel=_normalize_fused, reference=lambda w: w.abs() / w.abs().sum(),
     inputs=[kcheck.Tensor("N")], dims={"N": kcheck.Dim(nominal=1000, real=(), min=1)}, dtypes=["fp32"],
     reduce=["N"], patterns=("randn", "ones"), layouts=("contiguous",), seeds=1)
+
+
+# -- a per-item prior built by the Spec's own function (a Custom of declared shape [I]) read with the row index ------
+
+
+def _prior(ctx: kcheck.CaseContext) -> torch.Tensor:
+    counts = ctx.rand(ctx.dims["I"], dtype=torch.float32) + 0.05
+    return (counts / counts.sum()).to(ctx.dtype)
+
+
+def _prior_by_row(z: torch.Tensor, prior: torch.Tensor) -> torch.Tensor:
+    rows = torch.arange(z.shape[0], device=z.device) % prior.shape[0]
+    return z - torch.log(prior)[rows][:, None]  # BUG: the prior belongs to the item (column), not the row
+
+
+prior_wrong_axis = kcheck.Spec(
+    name="prior_wrong_axis", kernel=_prior_by_row, reference=lambda z, prior: z - torch.log(prior)[None, :],
+    inputs=[kcheck.Tensor("B", "I"), kcheck.Custom(_prior, name="prior", dims=("I",))],
+    dims={"B": kcheck.Dim(nominal=16, real=()), "I": kcheck.Dim(nominal=24, real=())}, dtypes=["fp32"], seeds=1)

@@ -20,7 +20,7 @@ import torch
 
 from .._findings import Finding
 from .._results import CaseResult, ReasonKind, Status
-from .._spec import Spec, Tensor
+from .._spec import Custom, Spec, Tensor
 from ..cases import shape_of
 from ..compare import Comparison
 from ._causes import Observation
@@ -118,27 +118,38 @@ def _named(t: Tensor) -> set[str]:
     return {d for d in t.dims if isinstance(d, str)}
 
 
+def shape_dims(t: object) -> tuple[str | int, ...] | None:
+    """The declared shape of an input: a Tensor's dims, or those a Custom declares for the tensor it builds (a
+    prior [I] drawn by the Spec's own function is a per-channel operand like any 1-D Tensor); None otherwise."""
+    if isinstance(t, Tensor):
+        return tuple(t.dims)
+    dims = getattr(t, "dims", None) if isinstance(t, Custom) else None
+    return tuple(dims) if dims else None
+
+
 def broadcast_along(spec: Spec, i: int) -> list[str]:
     """The dimensions input ``i`` is broadcast along: those of a tensor input of more dimensions that contains all
     of its own named dimensions (a bias [B, S] beside scores [B, T, S]: T); [] when it is not so contained."""
-    t = spec.inputs[i]
-    own = _named(t) if isinstance(t, Tensor) else set()
-    if not isinstance(t, Tensor) or len(own) != len(t.dims):
+    dims = shape_dims(spec.inputs[i])
+    own = {d for d in dims if isinstance(d, str)} if dims else set()
+    if not dims or len(own) != len(dims):
         return []
     for j, u in enumerate(spec.inputs):
-        if j != i and isinstance(u, Tensor) and len(u.dims) > len(t.dims) and own < _named(u):
-            return [d for d in u.dims if isinstance(d, str) and d not in own]
+        other = shape_dims(u)
+        if j != i and other and len(other) > len(dims) and own < {d for d in other if isinstance(d, str)}:
+            return [d for d in other if isinstance(d, str) and d not in own]
     return []
 
 
 def vector_inputs(spec: Spec) -> list[int]:
-    """The per-channel operands of a Spec that has an input of two or more dims: its 1-D tensor inputs, and the
-    inputs broadcast along a dimension of another (a [B, S] key bias beside [B, T, S] scores); each one is read
-    with some index of the output's, and reading it along the wrong one is the wrong-axis bug."""
-    tensors = [(i, t) for i, t in enumerate(spec.inputs) if isinstance(t, Tensor)]
-    if not any(len(t.dims) >= 2 for _, t in tensors):
+    """The per-channel operands of a Spec that has an input of two or more dims: its 1-D tensor inputs (Tensors, or
+    Customs that declare their shape), and the inputs broadcast along a dimension of another (a [B, S] key bias
+    beside [B, T, S] scores); each one is read with some index of the output's, and reading it along the wrong one
+    is the wrong-axis bug."""
+    shaped = [(i, d) for i, t in enumerate(spec.inputs) if (d := shape_dims(t))]
+    if not any(len(d) >= 2 for _, d in shaped):
         return []
-    return [i for i, t in tensors if len(t.dims) == 1 or broadcast_along(spec, i)]
+    return [i for i, d in shaped if len(d) == 1 or broadcast_along(spec, i)]
 
 
 def is_vector(ev: Evidence, i: int) -> bool:
@@ -148,8 +159,8 @@ def is_vector(ev: Evidence, i: int) -> bool:
 
 def operand_words(spec: Spec, i: int) -> str:
     """How input ``i`` is a per-channel operand, in words."""
-    t = spec.inputs[i]
-    if isinstance(t, Tensor) and len(t.dims) == 1:
+    dims = shape_dims(spec.inputs[i])
+    if dims is not None and len(dims) == 1:
         return "1-D"
     return f"broadcast along {', '.join(broadcast_along(spec, i))}"
 

@@ -292,12 +292,14 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
     probe_ends(p, ev)
     probe_slices(p, ev)
     tensors = _input_tensors(ev.spec)
-    if len(tensors) > 1:
-        for i in tensors:
+    vectors = vector_inputs(ev.spec)
+    # each input in turn at ones: the Tensors, and the per-channel operands a Custom builds
+    onesable = tensors + [i for i in vectors if i not in tensors]
+    if len(onesable) > 1:
+        for i in onesable:
             r = p.run(case, "input", f"{_name(ev.spec, i)} = ones", ("ones", i))
             if r is not None:
                 ev.ones[i] = r
-    vectors = vector_inputs(ev.spec)
     if len(vectors) > 1:  # a scale and a shift read along one wrong axis: each alone at ones leaves the other wrong
         names = ", ".join(_name(ev.spec, i) for i in vectors)
         ev.vectors_ones = p.run(case, "input", f"{names} = ones", ("ones", tuple(vectors)))
