@@ -1,5 +1,6 @@
 """What the comparison of one large output costs: ``kcheck.compare.compare`` on 12.6M elements (NaN, inf, unwritten
-elements and a baseline included), per output dtype, on the CPU or the GPU.
+elements and a baseline included), per output dtype, on the CPU or the GPU; and the same with the case's input
+handed in, for the band of input values the wrong elements hold (``Comparison.value_band``).
 
     python benchmarks/compare_cost.py [--device cuda] [--n N]
 
@@ -50,6 +51,15 @@ def main() -> None:
             print(f"{args.device} {str(dtype).removeprefix('torch.')} {route}: {n:,} elements, "
                   f"{time.perf_counter() - t0:.3f} s ({cmp.mismatches} mismatches, max abs {cmp.max_abs:.4g} at "
                   f"{cmp.max_abs_index}, ulp {cmp.max_ulp:.4g}, rel_l2 {cmp.rel_l2:.6g})")
+        # the same comparison handed the case's input (of the output's shape): the band of values the wrong
+        # elements hold is looked for too (up to 2**24 elements)
+        x = e.to(dtype)
+        t0 = time.perf_counter()
+        cmp = compare("o", out, e, Tolerance(1e-5, 1e-5, "t"), unwritten=unwritten, baseline=b, inputs=[x])
+        if args.device == "cuda":
+            torch.cuda.synchronize()
+        print(f"{args.device} {str(dtype).removeprefix('torch.')} with the value band: "
+              f"{time.perf_counter() - t0:.3f} s (band: {cmp.value_band})")
 
 
 def _decline(*args: object, **kwargs: object) -> None:

@@ -74,7 +74,7 @@ class ValueBand:
 BAND_DENSITY = 0.9
 BAND_MAX_SHARE = 0.9
 BAND_MIN_WRONG = 8
-BAND_MAX_ELEMENTS = 1 << 24
+BAND_MAX_ELEMENTS = 1 << 22
 
 
 def value_band(mask: torch.Tensor, inputs: Sequence[object]) -> ValueBand | None:
