@@ -358,7 +358,7 @@ class _Seen:
 
         self.observations = [Observation(k, k, 0.0) for k in kinds]
         # what the advice is worded for
-        self.ev = SimpleNamespace(spec=spec_of.variance_one_pass, arange_permutes=False, failing=[])
+        self.ev = SimpleNamespace(spec=spec_of.variance_one_pass, arange_permutes=False, failing=[], lint=[])
 
     def has(self, *kinds: str) -> bool:
         return any(o.kind in kinds for o in self.observations)
@@ -635,7 +635,7 @@ class _SeenWithExtras(_Seen):
         from types import SimpleNamespace
 
         super().__init__(*kinds)
-        self.ev = SimpleNamespace(spec=spec, failing=[], arange_permutes=False)
+        self.ev = SimpleNamespace(spec=spec, failing=[], arange_permutes=False, lint=[])
         self.blocks: list[tuple[str, int, int]] = []
         self.worst = Severity.GROSS
 
