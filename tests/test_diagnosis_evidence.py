@@ -572,6 +572,17 @@ def test_a_per_channel_operand_built_by_a_custom_is_set_to_ones_like_a_tensor(tm
     assert diag.top.hallmark_seen and "vector-ones-rescues" in _kinds(diag.top.supports), text
 
 
+def test_a_max_that_takes_one_step_past_each_length_reads_what_the_reference_ignores(tmp_path):
+    """A length-masked max pool whose mask is ``t <= length``: the extra step lies inside the tensor (no access out
+    of bounds), and the reference's gradient reaches only each maximum, so the elements it ignores are found with
+    the input's values all equal (torch spreads a max's gradient over ties); raised, the step just past each length
+    makes the kernel far more wrong."""
+    diag = debug(spec_of.masked_max_one_past, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "off-by-one-mask", text
+    assert diag.top.hallmark_seen and "reads-one-past" in _kinds(diag.top.supports), text
+
+
 def test_a_value_band_is_found_on_values_not_on_places():
     """The band records the input values of the wrong elements; wrong elements at random places are no band, and
     neither is a tail of the output whose values are random."""

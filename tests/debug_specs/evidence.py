@@ -1067,3 +1067,27 @@ prior_wrong_axis = kcheck.Spec(
     name="prior_wrong_axis", kernel=_prior_by_row, reference=lambda z, prior: z - torch.log(prior)[None, :],
     inputs=[kcheck.Tensor("B", "I"), kcheck.Custom(_prior, name="prior", dims=("I",))],
     dims={"B": kcheck.Dim(nominal=16, real=()), "I": kcheck.Dim(nominal=24, real=())}, dtypes=["fp32"], seeds=1)
+
+
+# -- a max pool over the valid steps of padded sequences whose mask lets one step too many through (t <= length): the
+#    extra step lies inside the tensor, and a max's gradient reaches only its largest element --------------------
+
+
+def _lengths(ctx: kcheck.CaseContext) -> torch.Tensor:
+    # half the steps valid: with 64 features the step past each length is the largest of some feature in nearly
+    # every row
+    return torch.full((ctx.dims["B"],), max(ctx.dims["T"] // 2, 1), dtype=torch.int64, device=ctx.device)
+
+
+def _masked_max(x: torch.Tensor, lengths: torch.Tensor, one_more: bool) -> torch.Tensor:
+    t = torch.arange(x.shape[1], device=x.device)[None, :]
+    valid = (t <= lengths[:, None]) if one_more else (t < lengths[:, None])  # BUG where one_more: t < length
+    return x.masked_fill(~valid[:, :, None], float("-inf")).amax(dim=1)
+
+
+masked_max_one_past = kcheck.Spec(
+    name="masked_max_one_past", kernel=lambda x, lengths: _masked_max(x, lengths, True),
+    reference=lambda x, lengths: _masked_max(x, lengths, False),
+    inputs=[kcheck.Tensor("B", "T", "D"), kcheck.Custom(_lengths, name="lengths", dims=("B",))],
+    dims={"B": kcheck.Dim(nominal=6, real=()), "T": kcheck.Dim(nominal=20, min=4, real=()),
+          "D": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"], seeds=1)

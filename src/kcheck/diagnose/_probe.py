@@ -152,16 +152,28 @@ def ignored_region(spec: Spec, args: Sequence[Any], index: int, modes: dict[str,
     """The elements of input ``index`` that the reference's outputs do not depend on (zero float64 gradient under
     positive random weights), restricted to ``region``: "boundary", those next to an element it uses (one step along
     any dimension; the first element of a row it ignores whole, along the last one), or "far", the others. None when
-    the reference is not differentiable there or ignores nothing."""
+    the reference is not differentiable there or ignores nothing. A max's gradient reaches only its largest element,
+    so the others look ignored, and raising them moves the outputs: there the gradient is taken again with every
+    element of the input equal, where torch spreads a max's gradient over the tied values."""
     x = args[index]
     if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 1 and x.numel()):
         return None
+    found = _ignored_region(spec, args, index, modes, region, tied=False)
+    return found if found is not None else _ignored_region(spec, args, index, modes, region, tied=True)
+
+
+def _ignored_region(spec: Spec, args: Sequence[Any], index: int, modes: dict[str, Any], region: str,
+                    tied: bool) -> torch.Tensor | None:
+    """``ignored_region`` with the gradient taken at the inputs, or (``tied``) with input ``index`` all ones; the
+    region is checked at the inputs either way."""
     xs = [a.detach().to(torch.float64, copy=True) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
           for a in args]
-    xs[index].requires_grad_(True)
+    at = list(xs)
+    at[index] = torch.ones_like(xs[index]) if tied else xs[index]
+    at[index].requires_grad_(True)
     try:
         with torch.enable_grad():
-            out = spec.reference(*xs, **modes)
+            out = spec.reference(*at, **modes)
             every = [o for o in (out if isinstance(out, tuple) else (out,)) if isinstance(o, torch.Tensor)]
             outs = [o for o in every if o.requires_grad]
             if not outs:
@@ -169,7 +181,10 @@ def ignored_region(spec: Spec, args: Sequence[Any], index: int, modes: dict[str,
             gen = torch.Generator().manual_seed(0)
             total = sum(((o * (torch.rand(o.shape, generator=gen, dtype=torch.float64) + 0.5).to(o.device))
                          .nan_to_num(0.0).sum() for o in outs), torch.zeros((), dtype=torch.float64))
-            (grad,) = torch.autograd.grad(total, xs[index], allow_unused=True)
+            (grad,) = torch.autograd.grad(total, at[index], allow_unused=True)
+        if tied:  # the outputs to keep are those of the inputs themselves
+            plain = spec.reference(*xs, **modes)
+            every = [o for o in (plain if isinstance(plain, tuple) else (plain,)) if isinstance(o, torch.Tensor)]
     except Exception:  # a reference that cannot be differentiated: no region
         return None
     if grad is None:
