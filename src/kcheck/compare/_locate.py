@@ -79,8 +79,8 @@ BAND_MAX_ELEMENTS = 1 << 22
 
 def value_band(mask: torch.Tensor, inputs: Sequence[object]) -> ValueBand | None:
     """The first input of the mask's shape whose values of the wrong elements form one band (``ValueBand``);
-    None when none does, or past ``BAND_MAX_ELEMENTS`` elements (a past-2**31 case gets no band: sorting it out
-    would cost more than the comparison)."""
+    None when none does, or past ``BAND_MAX_ELEMENTS`` elements (the float64 copies and passes it takes would add
+    a large share to the comparison of a big output)."""
     n = mask.numel()
     if n > BAND_MAX_ELEMENTS:
         return None

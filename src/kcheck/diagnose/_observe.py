@@ -22,7 +22,7 @@ from .._findings import Finding
 from .._results import CaseResult, ReasonKind, Status
 from .._spec import Custom, Spec, Tensor
 from ..cases import shape_of
-from ..compare import Comparison
+from ..compare import Comparison, ValueBand
 from ._causes import Observation
 
 if TYPE_CHECKING:  # the sweep collects the evidence and asks this module which failure is the most severe
@@ -114,8 +114,8 @@ def _name(ev: Evidence, i: int) -> str:
     return getattr(ev.spec.inputs[i], "name", None) or f"input {i}"
 
 
-def _named(t: Tensor) -> set[str]:
-    return {d for d in t.dims if isinstance(d, str)}
+def _named(dims: tuple[str | int, ...]) -> set[str]:
+    return {d for d in dims if isinstance(d, str)}
 
 
 def shape_dims(t: object) -> tuple[str | int, ...] | None:
@@ -123,20 +123,19 @@ def shape_dims(t: object) -> tuple[str | int, ...] | None:
     prior [I] drawn by the Spec's own function is a per-channel operand like any 1-D Tensor); None otherwise."""
     if isinstance(t, Tensor):
         return tuple(t.dims)
-    dims = getattr(t, "dims", None) if isinstance(t, Custom) else None
-    return tuple(dims) if dims else None
+    return tuple(t.dims) if isinstance(t, Custom) and t.dims else None
 
 
 def broadcast_along(spec: Spec, i: int) -> list[str]:
     """The dimensions input ``i`` is broadcast along: those of a tensor input of more dimensions that contains all
     of its own named dimensions (a bias [B, S] beside scores [B, T, S]: T); [] when it is not so contained."""
     dims = shape_dims(spec.inputs[i])
-    own = {d for d in dims if isinstance(d, str)} if dims else set()
-    if not dims or len(own) != len(dims):
+    if not dims or len(_named(dims)) != len(dims):
         return []
+    own = _named(dims)
     for j, u in enumerate(spec.inputs):
         other = shape_dims(u)
-        if j != i and other and len(other) > len(dims) and own < {d for d in other if isinstance(d, str)}:
+        if j != i and other and len(other) > len(dims) and own < _named(other):
             return [d for d in other if isinstance(d, str) and d not in own]
     return []
 
@@ -716,23 +715,19 @@ class Facts:
         edge. At least two such cases: one band alone can be chance."""
         rows = [r for r in self.ev.failing if r.case.pattern == "randn" and r.case.precision in ("fp32", "fp64")
                 and r.case.axis != "large" and r.status is Status.FAILED and not r.findings and self.counts(r)]
-        bands = []
+        bands: list[tuple[CaseResult, Comparison, ValueBand]] = []
         for r in rows:
             failed = [c for c in r.comparisons if not c.passed]
             if failed and all(c.value_band is not None and not (c.unwritten or c.nan_mismatches or c.inf_mismatches)
                               for c in failed):
-                bands += [(r, c) for c in failed]
-        inputs = {(c.value_band.input, c.value_band.magnitude) for _, c in bands if c.value_band is not None}
-        if len({r.case.id for r, _ in bands}) < max(2, len(rows) // 2 + 1) or len(inputs) != 1:
+                bands += [(r, c, c.value_band) for c in failed if c.value_band is not None]
+        cases = len({r.case.id for r, _, _ in bands})
+        if cases < max(2, len(rows) // 2 + 1) or len({(b.input, b.magnitude) for _, _, b in bands}) != 1:
             return
-        vb = [c.value_band for _, c in bands if c.value_band is not None]
-        lo, hi = max(b.lo for b in vb), min(b.hi for b in vb)
-        if lo > hi:  # bands that do not overlap: no one range of values
+        if max(b.lo for _, _, b in bands) > min(b.hi for _, _, b in bands):  # no one range of values
             return
-        r, c = bands[0]
-        b = c.value_band
-        assert b is not None
-        self.add("value-band", f"in {len({r.case.id for r, _ in bands})} of {len(rows)} failing fp32 randn cases the "
+        r, c, b = bands[0]
+        self.add("value-band", f"in {cases} of {len(rows)} failing fp32 randn cases the "
                  f"wrong elements are those whose {_name(self.ev, b.input)} lies in one band of values (e.g. "
                  f"{r.case.id}: {c.output} wrong at {b.wrong} of the {b.inside} elements where "
                  f"{'its magnitude' if b.magnitude else 'it'} lies in "

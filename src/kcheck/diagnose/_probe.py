@@ -159,13 +159,19 @@ def ignored_region(spec: Spec, args: Sequence[Any], index: int, modes: dict[str,
     if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 1 and x.numel()):
         return None
     found = _ignored_region(spec, args, index, modes, region, tied=False)
-    return found if found is not None else _ignored_region(spec, args, index, modes, region, tied=True)
+    if isinstance(found, _Moved):
+        found = _ignored_region(spec, args, index, modes, region, tied=True)
+    return found if isinstance(found, torch.Tensor) else None
+
+
+class _Moved:
+    """The region the gradient gave moves the reference's outputs when raised (a max's other elements)."""
 
 
 def _ignored_region(spec: Spec, args: Sequence[Any], index: int, modes: dict[str, Any], region: str,
-                    tied: bool) -> torch.Tensor | None:
+                    tied: bool) -> torch.Tensor | _Moved | None:
     """``ignored_region`` with the gradient taken at the inputs, or (``tied``) with input ``index`` all ones; the
-    region is checked at the inputs either way."""
+    region is checked at the inputs either way, and ``_Moved`` says it failed that check."""
     xs = [a.detach().to(torch.float64, copy=True) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
           for a in args]
     at = list(xs)
@@ -221,7 +227,7 @@ def _ignored_region(spec: Spec, args: Sequence[Any], index: int, modes: dict[str
     if len(after_t) != len(before) or not all(
             a.shape == b.shape and bool(torch.allclose(a.detach(), b, rtol=1e-9, atol=1e-12, equal_nan=True))
             for a, b in zip(after_t, before, strict=False)):
-        return None
+        return _Moved()
     return chosen
 
 
@@ -334,7 +340,7 @@ def _change_outside(before: Any, after: Any, dim: int, pos: int) -> tuple[torch.
 def slice_changed(spec: Spec, index: int, dim: int, pos: int) -> Spec:
     """The Spec whose kernel and reference each return how their outputs change, outside slice ``pos`` along
     ``dim``, when input ``index``'s slice there is raised (each called twice, on the inputs and on them raised).
-    The outputs have the input's shape and the reference keeps that slice's change inside it (``slice_probe`` checks
+    The outputs have the input's shape and the reference keeps that slice's change inside it (``slice_probe_ok`` checks
     both before it asks): the reference gives zeros, and a kernel whose outputs change elsewhere combines values of
     different indices along ``dim`` that the operation keeps apart."""
     kernel, reference = spec.kernel, spec.reference

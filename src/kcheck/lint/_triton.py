@@ -426,14 +426,13 @@ class _Kernel:
         ptr = self.ev(ptr_node)
         mask_pos = 1 if op == "load" else 2
         mask = kw.get("mask", pos[mask_pos] if len(pos) > mask_pos else None)
-        for a in pos[1:]:
-            self.ev(a)
-        for k, a in kw.items():
-            if k != "pointer":
+        for a in [*pos[1:], *(a for k, a in kw.items() if k != "pointer")]:
+            if a is not mask:
                 self.ev(a)
+        m = self.ev(mask)  # once: the size check here and the mask checks below read it
         self.reach(ptr, c.lineno)
         if mask is not None:
-            self.reach_size(self.ev(mask), c.lineno)
+            self.reach_size(m, c.lineno)
         self.readback(c, op, ptr_node, kw)
         if self.exempt or op == "atomic_cas":
             return
@@ -484,7 +483,6 @@ class _Kernel:
                          "with the program id (or a loop over a runtime bound), so it is right only when the size is a "
                          f"multiple of the block, which the launcher must guarantee; otherwise {fix}")
             return
-        m = self.ev(mask)
         uncovered = sorted(ptr.grow - m.vec)
         if m.vec and uncovered:
             self.add(c, "triton-unmasked-access", "error",
