@@ -460,7 +460,8 @@ def main() -> None:
                      examples=not args.no_examples, isolate=args.isolate, tier=args.tier,
                      skip=frozenset(r["spec"] for f in args.skip_rows for r in json.loads(Path(f).read_text())["rows"]))
     tot = totals(rows)
-    where = f"{'H200' if torch.cuda.is_available() else 'CPU (Triton interpreter)'}, {time.strftime('%Y-%m-%d')}"
+    gpu = torch.cuda.get_device_name().replace("NVIDIA ", "") if torch.cuda.is_available() else None
+    where = f"{gpu or 'CPU (Triton interpreter)'}, {time.strftime('%Y-%m-%d')}"
     text = markdown(rows, tot, where)
     if missing:
         text += f"\n\nNot in this table (their part was cut or died): {', '.join(missing)}."

@@ -92,6 +92,26 @@ if want zoo; then
   }
   step zoo_table 0 zoo_parts
 fi
+if want debug; then  # not in the default steps: DEBUG_FILES="a.py b.py" STEPS=debug (the debugger on chosen Specs)
+  echo "== kcheck debug on each of DEBUG_FILES, side by side; the top three causes of each"
+  debug_all() {
+    local f pids=() rc=0
+    for f in ${DEBUG_FILES:-}; do
+      $py -m kcheck debug "$f" --budget "${DEBUG_BUDGET:-60}" --json "$out/debug_$(basename "$f" .py).json" \
+        >"$out/debug_$(basename "$f" .py).log" 2>&1 &
+      pids+=($!)
+    done
+    for f in "${pids[@]}"; do wait "$f" || rc=1; done
+    $py - "$out" <<'PY'
+import glob, json, sys
+for path in sorted(glob.glob(sys.argv[1] + "/debug_*.json")):
+    for name, d in json.load(open(path)).items():
+        print(name, [(c["key"], c["score"]) for c in d["causes"][:3]])
+PY
+    return $rc
+  }
+  step debug 1 debug_all  # each Spec debugged fails its check (exit 1)
+fi
 if want sanitize; then
   echo "== compute-sanitizer: a correct kernel is clean; each planted bug is found with its case and line"
   step sanitize_softmax_clean 0 $py -m kcheck sanitize examples/softmax.py --json "$out/sanitize_softmax.json"

@@ -1322,3 +1322,67 @@ def test_passing_one_square_size_is_not_passing_every_square_shape():
     one = dataclasses.replace(report, cases=[r for r in report.cases if r.case.sizes["M"] != r.case.sizes["N"]
                                              or r.case.sizes["M"] in (1, square[0])])
     assert "square-only" not in _kinds(Facts(Evidence(spec, one, failing)).observations)
+
+
+def test_non_contiguous_failures_are_no_stride_assumption_among_1d_tensors_or_beside_accesses_out_of_bounds():
+    """An in-place store without its mask on a 1-D tensor: on a GPU its stray writes land in memory no case checks,
+    except once, where the 1-D input started one element into its buffer (kcheck's non-contiguous 1-D layout);
+    memcheck saw the writes out of bounds. That was a stride assumption at 0.9 (H100); a 1-D tensor has no row stride,
+    and padded rows keep a kernel that assumes them contiguous inside the buffer."""
+    seen = ("layout-only", "oob", "oob-wide", "gross")
+    ranked, kinds = _ranked_extras(spec_of.grid_rounds_down, *seen)  # x [N]
+    assert ranked[0] == "edge-guard" and "stride-assumption" not in ranked, ranked
+    assert "offset-only" in kinds and "layout-only" not in kinds
+    ranked, kinds = _ranked_extras(spec_of.stride_assumed, *seen)  # x [M, N]: rows padded, and out of bounds
+    assert ranked[0] == "edge-guard" and "stride-assumption" not in ranked, ranked
+    assert "layout-oob" in kinds
+    ranked, kinds = _ranked_extras(spec_of.stride_assumed, "layout-only", "gross")  # in bounds: a stride assumed
+    assert ranked[0] == "stride-assumption" and "layout-only" in kinds
+    ranked, kinds = _ranked_extras(spec_of.grid_rounds_down, "layout-only", "gross")
+    assert "stride-assumption" not in ranked and "offset-only" in kinds
+
+
+@pytest.mark.parametrize("shares", [True, False])
+def test_barrier_tools_run_on_the_smallest_failing_case_of_a_kernel_that_shares_memory(monkeypatch, shares):
+    """A CUDA C min-max stretch with its first barrier missing failed most severely (NaN) at 128256 rows of one
+    element: the probes and memcheck ran there, and racecheck, instrumenting every shared access of 128256 blocks,
+    found nothing in time, so the race was called a dropped tail (H100). Any one block shows a missing barrier:
+    racecheck and synccheck run on the failing case of fewest elements. Kernels without shared memory keep every
+    tool on the one case."""
+    import kcheck.sanitize
+    from kcheck._device import DeviceInfo
+    from kcheck.backends import backend_of
+    from kcheck.diagnose import _sanitize_case
+    from kcheck.diagnose._sweep import case_elements
+    from kcheck.sanitize._run import SanitizeReport, ToolRun
+
+    asked: dict[str, list[str]] = {}
+
+    def fake_sanitize(spec, *, tools=kcheck.sanitize.TOOLS, cases=None, **kw):
+        for t in tools:
+            asked[t] = [c.id for c in cases or []]
+        return SanitizeReport(spec.name, [ToolRun(t, "clean", cases=[c.id for c in cases or []]) for t in tools])
+
+    monkeypatch.setattr(kcheck.sanitize, "sanitize", fake_sanitize)
+    spec = spec_of.wrong_constant
+    monkeypatch.setattr(type(backend_of(spec.kernel)), "shares_memory", lambda self, fn: shares)
+    report = kcheck.check(spec, large=False, interpreter_checks=False).specs[0]
+    failing = [r for r in report.cases if not r.ok]
+    ev = Evidence(spec, report, failing)
+    big = max(failing, key=lambda r: case_elements(spec, r.case)).case
+    small = min(failing, key=lambda r: (case_elements(spec, r.case), r.case.id)).case
+    assert case_elements(spec, small) < case_elements(spec, big)
+    gpu = DeviceInfo("cuda", "a GPU", 2**34, 2**34, (9, 0), 132, False)
+    _sanitize_case(spec, ev, big, gpu, 60.0)
+    assert set(asked) == set(kcheck.sanitize.TOOLS)
+    assert asked["memcheck"] == asked["initcheck"] == [big.id]
+    assert asked["racecheck"] == asked["synccheck"] == ([small.id] if shares else [big.id])
+
+
+def test_nan_from_all_zero_inputs_is_no_low_precision_accumulator():
+    """An elementwise (a - b) / (a + b) without its eps: NaN on all-zero inputs, and fp16 cases within the table
+    but beyond the same-precision baseline (the reference's eps against small magnitudes). That was a low-precision
+    accumulator (H100); a sum of zeros is zero in any precision."""
+    assert _ranked("baseline-only", "nonfinite-zero", "nonfinite-on-zeros", "gross")[0] == "division-by-zero"
+    # NaN on a constant row alone may be a narrow sum overflowing: the precision keeps its hallmark
+    assert _ranked("baseline-only", "nonfinite-zero", "gross")[0] == "low-precision-accumulation"

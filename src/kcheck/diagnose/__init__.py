@@ -14,6 +14,7 @@ Diagnosis, with the repro script written and run to confirm it fails on its own.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +140,10 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
                 case = None
             if case is not None:
                 prober.limit = 1.0 - DECIDING_SHARE
+                # where NaN or an outlier first appears: one run, and the most direct evidence there is, taken before
+                # the structural probes can spend the budget
+                if spec.journaled is not None and prober.left() > 0:
+                    journal_experiment(spec, case, dev, prober, diag, isolate=dangerous)
                 probe_structure(prober, ev, case)
                 # a probe like the others (isolated on a GPU): a case that crashed may be decoded too
                 if prober.left() > 0 and ev.minimal is not None and ev.minimal.status is not Status.PASSED:
@@ -148,9 +153,6 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
                         valued = valued_case(ev, PROBE_MAX_ELEMENTS)
                         if valued is not None and valued != case and prober.left() > 0:
                             decode_arange(ev, valued, prober)
-                if spec.journaled is not None and prober.left() > 0:  # where NaN or an outlier first appears
-
-                    journal_experiment(spec, case, dev, prober, diag, isolate=dangerous)
                 if sanitize and dev.is_gpu and not ev.sanitizer and prober.left() > 15:
                     _sanitize_case(spec, ev, case, dev, prober.left())
             prober.limit = 1.0
@@ -195,14 +197,45 @@ def _sanitize_passing(spec: Spec, dev: DeviceInfo, timeout: float) -> tuple[list
             f"every case passed; compute-sanitizer over the edge cases: {ran or rep.unavailable}")
 
 
+#: compute-sanitizer's tools that check each block's use of shared memory and barriers on its own: any block shows
+#: a missing or divergent barrier, so they run on the failing case of fewest elements (few blocks, each instrumented
+#: access costs), not on the most severe one, which may launch a block per row of a long tensor.
+_BLOCK_TOOLS = ("racecheck", "synccheck")
+
+
 def _sanitize_case(spec: Spec, ev: Evidence, case: Case, dev: DeviceInfo, left: float) -> None:
     """compute-sanitizer's tools on the case the probes ran on: their findings join the evidence, and a memcheck
-    that ran to its end with none says that every access of that failing case stayed in bounds."""
-    rep = sanitizer.sanitize(spec, cases=[case], device=dev, timeout=max(15.0, left))
-    ev.sanitizer = [f for t in rep.tools for f in t.findings]
-    memcheck = next((t for t in rep.tools if t.tool == "memcheck"), None)
+    that ran to its end with none says that every access of that failing case stayed in bounds. For a kernel that
+    shares memory, racecheck and synccheck run on the smallest failing case instead, beside the others."""
+    timeout = max(15.0, left)
+    small = _smallest_failing(ev)
+    try:
+        shares = backend_of(spec.kernel).shares_memory(spec.kernel)
+    except Exception:  # a kernel whose sources cannot be read: every tool on the one case
+        shares = False
+    if shares and small is not None and case_elements(spec, small) < case_elements(spec, case):
+        others = tuple(t for t in sanitizer.TOOLS if t not in _BLOCK_TOOLS)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            runs = [pool.submit(sanitizer.sanitize, spec, tools=tools, cases=[c], device=dev, timeout=timeout)
+                    for tools, c in ((others, case), (_BLOCK_TOOLS, small))]
+            tools = [t for r in runs for t in r.result().tools]
+    else:
+        tools = list(sanitizer.sanitize(spec, cases=[case], device=dev, timeout=timeout).tools)
+    ev.sanitizer = [f for t in tools for f in t.findings]
+    memcheck = next((t for t in tools if t.tool == "memcheck"), None)
     if memcheck is not None and memcheck.status == "clean":  # ``case`` is the smallest failing one's
         ev.memcheck_clean = ev.minimal
+
+
+def _smallest_failing(ev: Evidence) -> Case | None:
+    """The failing case of fewest elements, whatever its kind of failure (the matrix's and the size sweep's; none
+    past 2**31 elements)."""
+    cands = [r for r in ev.failing if r.case.axis != "large"]
+    for rows in ev.sizes.values():
+        cands += [r for _, ok, r in rows if not ok]
+    if not cands:
+        return None
+    return min(cands, key=lambda r: (case_elements(ev.spec, r.case), r.case.id)).case
 
 
 def _write_and_run_repro(spec: Spec, ev: Evidence, diag: Diagnosis, out_dir: Path, dev: DeviceInfo,

@@ -127,7 +127,10 @@ OBSERVATIONS: dict[str, str] = {
     "ragged-passes": "the deciding experiment: other ragged sizes pass",
     "vector-ones-fails": "the deciding experiment: with the per-channel operand all ones the values stay wrong",
     "scaled-finite": "the deciding experiment: the same data scaled up by 1e3 stays finite",
+    "nonfinite-on-zeros": "NaN/Inf from all-zero inputs (no sum of zeros overflows: a division or a log of zero)",
     "layout-only": "only non-contiguous inputs fail; the same shapes contiguous pass",
+    "offset-only": "only the cases whose 1-D inputs start one element into their buffer fail (no stride to assume)",
+    "layout-oob": "only non-contiguous inputs fail, beside accesses out of bounds (an edge the layout moved)",
     "systematic-error": "off at nearly every element of nearly every ordinary case, by a fraction of the values "
                         "(the output keeps the shape of the right one): a formula or a constant, not an index",
     "oob-vector": "a 1-D (per-channel) operand is read past its end: indexed along a longer dimension",

@@ -588,6 +588,10 @@ class Facts:
         if zero:
             self.add("nonfinite-zero", f"NaN/Inf where a sum or spread is zero: pattern {zero[0].case.pattern} "
                      f"({zero[0].case.id})")
+        zeros = [r for r in zero if r.case.pattern == "zeros"]
+        if zeros:  # a long constant row may overflow a narrow sum; all zeros overflow nothing
+            self.add("nonfinite-on-zeros", f"NaN/Inf from all-zero inputs ({zeros[0].case.id}): no sum of zeros "
+                     "overflows, in any precision; a division or a log of zero does")
         lm = [r for r in failing if r.case.pattern == "large_mean" and self.counts(r)]
         # arange is a large mean too (values 0..n), constant rows a zero spread: both fail a cancelling formula;
         # so do tiny values, whose squares underflow; NaN/Inf the inputs carry in are a question of their own (how

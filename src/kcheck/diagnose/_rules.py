@@ -20,9 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from .._results import ReasonKind
+from .._spec import Index, Scalar
 from ..backends import backend_of
 from ._causes import BUG_CLASSES, Cause, Observation
-from ._observe import Facts, Severity, in_place_movement
+from ._observe import Facts, Severity, in_place_movement, shape_dims
 from ._sweep import Evidence
 
 #: The raw score of a cause proposed on its supports alone, before their weights.
@@ -208,9 +209,10 @@ PROFILES: list[Profile] = [
             # an accumulator's dtype loses the same digits at every run (gross run-to-run differences are a race),
             # and loses them on randn data too, not on large-mean data alone (that is a formula that cancels); it
             # loses them gradually with the length, not at block boundaries, past a tensor's end or off the square
-            # and it cannot make the fp32 cases wrong far beyond rounding unless it grows with the length
+            # and it cannot make the fp32 cases wrong far beyond rounding unless it grows with the length, nor make
+            # NaN/Inf of all-zero inputs (a sum of zeros is zero in any precision: that is a division by zero)
             {"nondeterministic": 0.3, "large-mean-baseline": 0.3, "past-one-block": 0.3, "edge-pattern": 0.3,
-             "oob": 0.3, "square-only": 0.3, "wide-precision-gross": 0.3},
+             "oob": 0.3, "square-only": 0.3, "wide-precision-gross": 0.3, "nonfinite-on-zeros": 0.3},
             advice=lambda ev: "accumulate in fp32 (tl.float32 / float) and cast once at the end; keep indices and "
             "intermediates out of the low precision too"),
     Profile("uninitialized-accumulator", "passes when the outputs are zeroed first, fails when poisoned",
@@ -332,6 +334,8 @@ def _extra_observations(facts: Facts) -> None:
         facts.observations = [o for o in facts.observations if o.kind != "oob-vector"]
         facts.add("vector-edge", "the 1-D operand is read past its end only at sizes that are not a multiple of the "
                   "block (the edge pattern): its load lacks the bounds mask")
+    if facts.has("layout-only"):
+        _layout_meaning(facts)
     if facts.worst is Severity.ROUNDING and not facts.has("baseline-only") \
             and facts.has("rounding-only"):
         facts.add("all-rounding", "every failure is at rounding level")
@@ -340,6 +344,28 @@ def _extra_observations(facts: Facts) -> None:
             facts.add("shared-memory", "the kernel shares memory between the threads of a block")
     except Exception:  # a kernel whose sources cannot be read: no shared-memory observation
         pass
+
+
+def _layout_meaning(facts: Facts) -> None:
+    """Only the non-contiguous cases failing is a stride assumed where kcheck's non-contiguous layout has a stride
+    to get wrong: rows padded in a tensor of two or more dims. A 1-D tensor's layout only starts one element into
+    its buffer, which changes what lies past its end and its alignment, not a stride. And padded rows keep a kernel
+    that assumes them contiguous inside the buffer: accesses out of bounds beside that failure are an edge the
+    layout moved, not a stride."""
+    ev = facts.ev
+    # a Scalar has no layout; a Custom that declares no shape may build any
+    shapes = [tuple(t.dims) if isinstance(t, Index) else shape_dims(t) for t in ev.spec.inputs
+              if not isinstance(t, Scalar)]
+    flat = all(d is not None and len(d) <= 1 for d in shapes)
+    if not flat and not facts.has("oob"):
+        return
+    facts.observations = [o for o in facts.observations if o.kind != "layout-only"]
+    if flat:
+        facts.add("offset-only", "only the cases whose 1-D inputs start one element into their buffer fail: a 1-D "
+                  "tensor has no row stride to assume; the start moves what lies past its end and its alignment")
+    else:
+        facts.add("layout-oob", "only the non-contiguous cases fail, and accesses go out of bounds: padded rows keep "
+                  "a kernel that assumes them contiguous inside the buffer; the layout moved what lies past an end")
 
 
 def _weight(observations: list[Observation]) -> float:
