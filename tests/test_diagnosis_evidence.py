@@ -1386,3 +1386,17 @@ def test_nan_from_all_zero_inputs_is_no_low_precision_accumulator():
     assert _ranked("baseline-only", "nonfinite-zero", "nonfinite-on-zeros", "gross")[0] == "division-by-zero"
     # NaN on a constant row alone may be a narrow sum overflowing: the precision keeps its hallmark
     assert _ranked("baseline-only", "nonfinite-zero", "gross")[0] == "low-precision-accumulation"
+
+
+def test_the_experiments_budget_stretches_with_the_machines_load(monkeypatch):
+    """On a machine running the test suite beside two zoo scorers, a 40 s budget was spent by the size sweep alone
+    (230 s of experiments) and the transposed-reference probe never ran: the diagnosis fell to unknown. The budget
+    is the experiments' time on an idle machine; the case limits' load factor stretches it."""
+    from kcheck.diagnose import _probe
+
+    monkeypatch.setattr(_probe, "load_factor", lambda: 4.0)
+    with _probe.Prober(spec_of.wrong_constant, detect(), 10.0) as prober:
+        assert 35.0 < prober.left() <= 40.0
+    monkeypatch.setattr(_probe, "load_factor", lambda: 1.0)
+    with _probe.Prober(spec_of.wrong_constant, detect(), 10.0) as prober:
+        assert 5.0 < prober.left() <= 10.0

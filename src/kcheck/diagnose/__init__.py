@@ -162,7 +162,9 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
                     break
         diag.experiments = prober.experiments
         if prober.cut:
-            diag.notes.append(f"the budget of {diag.budget_seconds:g} s ran out: some experiments were not run")
+            stretched = f", stretched x{prober.scale:.1f} for the machine's load" if prober.scale > 1 else ""
+            diag.notes.append(f"the budget of {diag.budget_seconds:g} s{stretched} ran out: some experiments were "
+                              "not run")
         if prober.skipped:
             diag.notes.append(f"{prober.skipped} probe(s) cannot run on this device (e.g. a precision it lacks)")
     facts = Facts(ev)

@@ -23,7 +23,7 @@ from .._spec import Spec, Tensor
 from ..backends import backend_of
 from ..cases import Case, skip_reason
 from ..report import summarize_case
-from ..run import Isolated, RunOptions, run_case
+from ..run import Isolated, RunOptions, load_factor, run_case
 from ._causes import Experiment
 
 
@@ -440,6 +440,10 @@ class Prober:
     def __init__(self, spec: Spec, device: DeviceInfo, budget: float, isolate: bool = False,
                  options: RunOptions | None = None) -> None:
         self.spec, self.device, self.budget = spec, device, budget
+        # the budget is the experiments' time on an idle machine: on a loaded one each probe takes longer for reasons
+        # that are not the kernel's, and a budget spent by a slow sweep would leave the deciding probes unrun (the
+        # same load factor stretches a case's time limit)
+        self.scale = load_factor()
         self.options = options or RunOptions()  # how probes run unless one asks otherwise (the check's settings)
         self.backend = backend_of(spec.kernel)
         self.t0 = time.perf_counter()
@@ -470,7 +474,7 @@ class Prober:
         return time.perf_counter() - self.t0
 
     def left(self) -> float:
-        return self.budget * self.limit - self.elapsed
+        return self.budget * self.scale * self.limit - self.elapsed
 
     def run(self, case: Case, axis: str, label: str, variant: Variant | None = None,
             options: RunOptions | None = None) -> CaseResult | None:

@@ -6,7 +6,7 @@ interpreter's checks where they apply, and returns an ``Execution``; ``judge`` c
 decoding, the sanitizer's worker and the debugger's probes all call ``execute`` or ``run_case``.
 """
 
-from ._budget import Deadlines
+from ._budget import Deadlines, load_factor
 from ._execute import Execution, RunOptions, cannot_run, execute, interpreter_checks, judge, run_case
 from ._grad import grad_label
 from ._isolate import Isolated, die_with_parent, discard_prestarted, warm_up
@@ -15,5 +15,6 @@ from ._pool import Pool, pinning, visible_gpus, worker_count
 from ._resources import spec_resources
 
 __all__ = ["AMBIGUOUS", "Deadlines", "Execution", "Isolated", "PoisonAllocations", "Pool", "RunOptions", "cannot_run",
-           "die_with_parent", "discard_prestarted", "execute", "grad_label", "interpreter_checks", "judge", "pinning",
-           "poison_", "run_case", "spec_resources", "unwritten_mask", "visible_gpus", "warm_up", "worker_count"]
+           "die_with_parent", "discard_prestarted", "execute", "grad_label", "interpreter_checks", "judge",
+           "load_factor", "pinning", "poison_", "run_case", "spec_resources", "unwritten_mask", "visible_gpus",
+           "warm_up", "worker_count"]
