@@ -1400,3 +1400,17 @@ def test_the_experiments_budget_stretches_with_the_machines_load(monkeypatch):
     monkeypatch.setattr(_probe, "load_factor", lambda: 1.0)
     with _probe.Prober(spec_of.wrong_constant, detect(), 10.0) as prober:
         assert 5.0 < prober.left() <= 10.0
+
+
+def test_an_input_a_probe_sets_to_ones_keeps_its_gradient_checked(tmp_path):
+    """A gain whose backward adds its gradient into a buffer it never zeroed: only gamma's gradient fails (NaN from
+    kcheck's poisoned allocations). The probe that sets gamma to ones replaced it with a copy off the gradient's
+    path, so the gradient it alone fails was not compared, and the "rescue" made it a wrong axis at 0.93 (round 18's
+    learnable swish, on the CPU and the H100). The replaced input now passes its gradient back."""
+    diag = debug(spec_of.gain_grad_uninitialized, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    ones = [e for e in diag.experiments if e.axis == "input" and e.label == "gamma = ones"]
+    assert ones and not ones[0].passed, text
+    assert "vector-ones-rescues" not in {o.kind for o in diag.observations}, text
+    assert diag.top is not None and diag.top.key != "wrong-axis", text
+    assert not any(c.score >= 0.7 for c in diag.causes), text

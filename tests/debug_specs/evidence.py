@@ -1091,3 +1091,27 @@ masked_max_one_past = kcheck.Spec(
     inputs=[kcheck.Tensor("B", "T", "D"), kcheck.Custom(_lengths, name="lengths", dims=("B",))],
     dims={"B": kcheck.Dim(nominal=6, real=()), "T": kcheck.Dim(nominal=20, min=4, real=()),
           "D": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"], seeds=1)
+
+
+# -- a per-channel gain whose backward adds the weight gradient into a buffer it never zeroed ------------------------
+
+
+class _GainGradUninitialized(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, gamma: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(x, gamma)
+        return x * gamma
+
+    @staticmethod
+    def backward(ctx: Any, g: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x, gamma = ctx.saved_tensors
+        dgamma = torch.empty_like(gamma)  # BUG: torch.zeros_like: the sum below adds into what was there
+        dgamma += (g * x).sum(0)
+        return g * gamma, dgamma
+
+
+gain_grad_uninitialized = kcheck.Spec(
+    name="gain_grad_uninitialized", kernel=_GainGradUninitialized.apply, reference=lambda x, gamma: x * gamma,
+    inputs=[kcheck.Tensor("M", "N", name="x"), kcheck.Tensor("N", name="gamma")],
+    dims={"M": kcheck.Dim(nominal=64, max=256), "N": kcheck.Dim(nominal=32, max=128)}, dtypes=["fp32"],
+    patterns=["randn"], layouts=("contiguous",), seeds=1, grad=True)

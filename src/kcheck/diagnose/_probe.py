@@ -71,26 +71,52 @@ def zeroed_outputs(spec: Spec) -> Spec:
     return dataclasses.replace(spec, kernel=run)
 
 
+class _GradThrough(torch.autograd.Function):
+    """The values of ``new``, the gradient of ``old``: an input a probe replaced stays on the gradient's path."""
+
+    @staticmethod
+    def forward(ctx: Any, old: torch.Tensor, new: torch.Tensor) -> torch.Tensor:
+        return new.view_as(new)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
+        return grad, None
+
+
+def _on_grad_path(old: list[Any], new: list[Any]) -> list[Any]:
+    """``new``, where each input that replaced one requiring grad (a copy, built apart from it) takes its gradient
+    back to it. Without this, a replaced input's gradient is zero for the kernel and the reference alike: the
+    comparison of that gradient passes, and a backward that fails only there (a gradient buffer never zeroed) was
+    "rescued" by the probe."""
+    return [_GradThrough.apply(a, b) if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.requires_grad
+            and not b.requires_grad and a.shape == b.shape else b for a, b in zip(old, new, strict=False)] \
+        + new[len(old):]
+
+
 def transformed(spec: Spec, transform: Callable[[list[Any]], list[Any]], *, kernel_too: bool = True,
                 reference_too: bool = True) -> Spec:
     """The Spec whose kernel (unless ``kernel_too`` is False) and reference (unless ``reference_too`` is False) see
-    ``transform(inputs)``. Outputs the Spec allocates follow the inputs, so the transform must keep shapes."""
+    ``transform(inputs)``. Outputs the Spec allocates follow the inputs, so the transform must keep shapes. Inputs
+    the transform replaces keep their gradients (``_on_grad_path``)."""
     kernel, reference = spec.kernel, spec.reference
     n_in = len(spec.inputs)
 
+    def apply(args: list[Any]) -> list[Any]:
+        return _on_grad_path(args, transform(args))
+
     @functools.wraps(kernel)  # __wrapped__: the wrapper keeps the launcher's framework (interpreter checks)
     def k(*args: Any, **kwargs: Any) -> Any:
-        return kernel(*transform(list(args[:n_in])), *args[n_in:], **kwargs)
+        return kernel(*apply(list(args[:n_in])), *args[n_in:], **kwargs)
 
     def r(*args: Any, **kwargs: Any) -> Any:  # kwargs: the case's modes (Spec.params)
-        return reference(*transform(list(args)), **kwargs)
+        return reference(*apply(list(args)), **kwargs)
 
     baseline = spec.baseline
     if callable(baseline) and baseline is not True:
         b = baseline
 
         def baseline(*args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
-            return b(*transform(list(args)), **kwargs)
+            return b(*apply(list(args)), **kwargs)
 
     return dataclasses.replace(spec, kernel=k if kernel_too else kernel, reference=r if reference_too else reference,
                                baseline=baseline if reference_too else spec.baseline)
