@@ -1096,12 +1096,7 @@ masked_max_one_past = kcheck.Spec(
 # -- a per-channel gain whose backward adds the weight gradient into a buffer it never zeroed ------------------------
 
 
-class _GainGradUninitialized(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx: Any, x: torch.Tensor, gamma: torch.Tensor) -> torch.Tensor:
-        ctx.save_for_backward(x, gamma)
-        return x * gamma
-
+class _GainGradUninitialized(_GainLostRows):  # the same forward
     @staticmethod
     def backward(ctx: Any, g: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x, gamma = ctx.saved_tensors
