@@ -365,8 +365,7 @@ def test_a_journaled_variant_that_raises_is_said_not_raised(nan_spec):
 def test_debug_cites_the_first_step_and_block_of_the_nan(nan_spec, tmp_path):
     report = kcheck.check(nan_spec, cases=_failing_case(nan_spec).id).specs[0]
     assert not report.passed
-    # (a budget a loaded machine's size sweep cannot spend: what is tested is the journal's place, not the budget)
-    diag = kcheck.debug(nan_spec, report=report, budget=180, out_dir=tmp_path, repro=False, maps=False,
+    diag = kcheck.debug(nan_spec, report=report, budget=60, out_dir=tmp_path, repro=False, maps=False,
                         sanitize=False)
     text = kcheck.format_diagnosis(diag)
     journal = [e for e in diag.experiments if e.axis == "journal"]

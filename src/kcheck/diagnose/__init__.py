@@ -47,6 +47,7 @@ from ._sweep import (
     probe_case,
     probe_magnitudes,
     probe_structure,
+    smallest_failing,
     sweep_sizes,
     valued_case,
 )
@@ -210,7 +211,7 @@ def _sanitize_case(spec: Spec, ev: Evidence, case: Case, dev: DeviceInfo, left: 
     that ran to its end with none says that every access of that failing case stayed in bounds. For a kernel that
     shares memory, racecheck and synccheck run on the smallest failing case instead, beside the others."""
     timeout = max(15.0, left)
-    small = _smallest_failing(ev)
+    small = smallest_failing(ev)
     try:
         shares = backend_of(spec.kernel).shares_memory(spec.kernel)
     except Exception:  # a kernel whose sources cannot be read: every tool on the one case
@@ -227,17 +228,6 @@ def _sanitize_case(spec: Spec, ev: Evidence, case: Case, dev: DeviceInfo, left: 
     memcheck = next((t for t in tools if t.tool == "memcheck"), None)
     if memcheck is not None and memcheck.status == "clean":  # ``case`` is the smallest failing one's
         ev.memcheck_clean = ev.minimal
-
-
-def _smallest_failing(ev: Evidence) -> Case | None:
-    """The failing case of fewest elements, whatever its kind of failure (the matrix's and the size sweep's; none
-    past 2**31 elements)."""
-    cands = [r for r in ev.failing if r.case.axis != "large"]
-    for rows in ev.sizes.values():
-        cands += [r for _, ok, r in rows if not ok]
-    if not cands:
-        return None
-    return min(cands, key=lambda r: (case_elements(ev.spec, r.case), r.case.id)).case
 
 
 def _write_and_run_repro(spec: Spec, ev: Evidence, diag: Diagnosis, out_dir: Path, dev: DeviceInfo,

@@ -89,8 +89,7 @@ def _on_grad_path(old: list[Any], new: list[Any]) -> list[Any]:
     comparison of that gradient passes, and a backward that fails only there (a gradient buffer never zeroed) was
     "rescued" by the probe."""
     return [_GradThrough.apply(a, b) if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.requires_grad
-            and not b.requires_grad and a.shape == b.shape else b for a, b in zip(old, new, strict=False)] \
-        + new[len(old):]
+            and not b.requires_grad and a.shape == b.shape else b for a, b in zip(old, new, strict=True)]
 
 
 def transformed(spec: Spec, transform: Callable[[list[Any]], list[Any]], *, kernel_too: bool = True,

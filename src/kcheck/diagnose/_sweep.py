@@ -187,6 +187,19 @@ def probe_magnitudes(p: Prober, ev: Evidence) -> None:
             ev.magnitudes.append((k, res))
 
 
+def failures(ev: Evidence) -> list[CaseResult]:
+    """Every failing result the matrix and the size sweep found."""
+    return list(ev.failing) + [r for rows in ev.sizes.values() for _, ok, r in rows if not ok]
+
+
+def smallest_failing(ev: Evidence) -> Case | None:
+    """The failing case of fewest elements, whatever its kind of failure (none past 2**31 elements)."""
+    cands = [r for r in failures(ev) if r.case.axis != "large"]
+    if not cands:
+        return None
+    return min(cands, key=lambda r: (case_elements(ev.spec, r.case), r.case.id)).case
+
+
 def probe_case(ev: Evidence, max_elements: int | None = None) -> Case | None:
     """The case the probes of structure run on: the smallest failing one (fewest elements) among the failures of
     the most severe kind the matrix or the size sweep found (a crash, then NaN/Inf or never-written outputs, then
@@ -194,9 +207,7 @@ def probe_case(ev: Evidence, max_elements: int | None = None) -> Case | None:
     ``max_elements``, among the failures that fit it when some do: a race that turns to NaN only in the largest
     case (past what a probe may run) is probed on a smaller case that fails too, rather than not at all."""
 
-    cands = list(ev.failing)
-    for rows in ev.sizes.values():
-        cands += [r for _, ok, r in rows if not ok]
+    cands = failures(ev)
     if max_elements is not None:
         cands = [r for r in cands if case_elements(ev.spec, r.case) <= max_elements] or cands
     best = most_severe_smallest(cands)
@@ -210,10 +221,8 @@ def valued_case(ev: Evidence, max_elements: int) -> Case | None:
     """The smallest case that computed wrong values (failed, neither crashed nor raised) among the failures the
     matrix and the size sweep found, up to ``max_elements`` elements: where values can be decoded when the case the
     probes run on crashes (an index that reads far past a tensor at some sizes, misplaces values at others)."""
-    cands = [r for r in ev.failing if r.status is Status.FAILED]
-    for rows in ev.sizes.values():
-        cands += [r for _, ok, r in rows if not ok and r.status is Status.FAILED]
-    cands = [r for r in cands if r.case.axis != "large" and case_elements(ev.spec, r.case) <= max_elements]
+    cands = [r for r in failures(ev) if r.status is Status.FAILED and r.case.axis != "large"
+             and case_elements(ev.spec, r.case) <= max_elements]
     best = most_severe_smallest(cands)
     return None if best is None else best.case
 
