@@ -24,7 +24,7 @@ from kcheck._device import detect
 from kcheck.diagnose import BUG_CLASSES, Cause, Observation, debug, format_diagnosis
 from kcheck.diagnose._decide import decide
 from kcheck.diagnose._observe import Facts, Severity, severity
-from kcheck.diagnose._probe import Prober
+from kcheck.diagnose._probe import Prober, zeroed_outputs
 from kcheck.diagnose._rules import diagnose, score
 from kcheck.diagnose._sweep import Evidence, base_case, case_elements, decode_arange, probe_case, sweep_sizes
 
@@ -1413,4 +1413,41 @@ def test_an_input_a_probe_sets_to_ones_keeps_its_gradient_checked(tmp_path):
     assert ones and not ones[0].passed, text
     assert "vector-ones-rescues" not in {o.kind for o in diag.observations}, text
     assert diag.top is not None and diag.top.key != "wrong-axis", text
-    assert not any(c.score >= 0.7 for c in diag.causes), text
+
+
+def test_a_gradient_buffer_never_zeroed_is_an_uninitialized_accumulator(tmp_path):
+    """The same gain: the zeroed-outputs probe zeroes what the backward allocates too (autograd runs a backward with
+    the torch-function modes cleared, so zeroing the forward's allocations alone left the gradient buffer poisoned,
+    the probe failed as the plain case does, and the cause went unnamed)."""
+    diag = debug(spec_of.gain_grad_uninitialized, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    zeroed = [e for e in diag.experiments if e.axis == "outputs"]
+    assert zeroed and zeroed[0].passed, text
+    assert diag.top is not None and diag.top.key == "uninitialized-accumulator", text
+    assert not any(c.score >= 0.7 for c in diag.causes[1:]), text
+
+
+def test_the_zeroed_probe_leaves_no_mode_behind_when_the_backward_raises():
+    """The backward's zeroing is a mode entered and left inside one autograd node: a backward that raises leaves
+    the mode stack as it was."""
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+
+    class Boom(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            raise RuntimeError("boom")
+
+    spec = dataclasses.replace(spec_of.gain_grad_uninitialized, kernel=lambda x, gamma: Boom.apply(x) * gamma)
+    z = zeroed_outputs(spec)
+    x, gamma = torch.randn(4, 3, requires_grad=True), torch.randn(3, requires_grad=True)
+    out = z.kernel(x, gamma)
+    with pytest.raises(RuntimeError, match="boom"):
+        torch.autograd.grad(out, [x, gamma], torch.ones_like(out))
+    assert _get_current_dispatch_mode_stack() == []
+    # and with grad off, the plain call: outputs as the kernel returns them
+    with torch.no_grad():
+        assert torch.equal(z.kernel(x, gamma), x * 2 * gamma)

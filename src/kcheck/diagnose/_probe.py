@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from .._device import DeviceInfo
 from .._discover import locate
@@ -48,27 +49,127 @@ class NothingZeroed(RuntimeError):
     runs differ."""
 
 
+class _ZeroBackward(TorchDispatchMode):
+    """Zero what an ``empty`` allocation returns while a backward runs. Autograd runs a backward with the
+    torch-function modes cleared, so ``_ZeroEmpty`` does not reach it; dispatch modes stay, and this one, entered
+    last, zeroes after kcheck's poisoning of the same allocation."""
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Sequence[Any] = (), kwargs: Any = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        if func.overloadpacket in _EMPTY and isinstance(out, torch.Tensor):
+            out.zero_()
+        return out
+
+
+_EMPTY = {torch.ops.aten.empty, torch.ops.aten.empty_like, torch.ops.aten.empty_strided, torch.ops.aten.new_empty,
+          torch.ops.aten.new_empty_strided}
+
+
+class _ZeroedCall(torch.autograd.Function):
+    """The kernel's forward and backward as one node, so that its backward runs inside ``_ZeroBackward`` (a mode
+    entered and left within this node's own backward: a backward that raises leaves no mode behind). The forward
+    records the kernel's graph on detached copies of the leaves; the backward differentiates through it."""
+
+    @staticmethod
+    def forward(ctx: Any, call: Callable[[list[torch.Tensor]], list[torch.Tensor]],
+                *leaves: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        inner = [t.detach().requires_grad_(True) for t in leaves]
+        with torch.enable_grad():
+            outs = call(inner)
+        ctx.inner, ctx.outs = inner, outs
+        given = tuple(o.detach() for o in outs)
+        ctx.mark_non_differentiable(*[d for d, o in zip(given, outs, strict=True) if not o.requires_grad])
+        return given
+
+    @staticmethod
+    def backward(ctx: Any, *grads: torch.Tensor | None) -> tuple[Any, ...]:
+        pairs = [(o, g) for o, g in zip(ctx.outs, grads, strict=True) if o.requires_grad and g is not None]
+        if not pairs:
+            return (None, *[None for _ in ctx.inner])
+        with _ZeroBackward():
+            got = torch.autograd.grad([o for o, _ in pairs], ctx.inner, [g for _, g in pairs], allow_unused=True)
+        return (None, *got)
+
+
+def _zeroed_backward(call: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+    """``call(*args, **kwargs)`` with its backward's allocations zeroed, where grad is on, some argument requires
+    it and the call returns tensors (one, or a tuple or list of them); else the plain call."""
+    leaves = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.requires_grad]
+    if not (torch.is_grad_enabled() and leaves):
+        return call(*args, **kwargs)
+    shape: list[Any] = []
+
+    def inner(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
+        full = list(args)
+        for i, t in zip(leaves, tensors, strict=True):
+            full[i] = t
+        out = call(*full, **kwargs)
+        shape.append(out)
+        outs = [out] if isinstance(out, torch.Tensor) else list(out) if isinstance(out, (tuple, list)) else []
+        if not outs or not all(isinstance(o, torch.Tensor) for o in outs):
+            raise _NotTensors
+        return outs
+
+    try:
+        outs = _ZeroedCall.apply(inner, *[args[i] for i in leaves])
+    except _NotTensors:
+        return shape[0]  # no tensor to differentiate: the forward's result as the kernel returned it
+    out = shape[0]
+    return outs[0] if isinstance(out, torch.Tensor) else type(out)(outs)
+
+
+class _NotTensors(Exception):
+    """The kernel returned something other than tensors: nothing for ``_ZeroedCall`` to differentiate."""
+
+
 def zeroed_outputs(spec: Spec) -> Spec:
-    """The Spec with its outputs zeroed before the call instead of poisoned."""
+    """The Spec with its outputs zeroed before the call instead of poisoned, and what its backward allocates (the
+    buffer a gradient is summed into) zeroed as well."""
     if spec.outputs is not None:
         outs = [Tensor(*t.dims, dtype=t.dtype, pattern="zeros", mutated=t.mutated, name=t.name)
                 for t in spec.outputs]
-        return dataclasses.replace(spec, outputs=outs)
+        given = spec.kernel
+
+        @functools.wraps(given)
+        def plain(*args: Any, **kwargs: Any) -> Any:
+            return _zeroed_backward(given, args, kwargs)
+
+        return dataclasses.replace(spec, outputs=outs, kernel=plain if spec.grad else given,
+                                   backward=_zeroed_explicit(spec.backward))
     kernel = spec.kernel
 
     @functools.wraps(kernel)  # __wrapped__: the wrapper keeps the launcher's framework (interpreter checks)
     def run(*args: Any, **kwargs: Any) -> Any:
         mode = _ZeroEmpty()
-        with mode:
-            out = kernel(*args, **kwargs)
+
+        def call(*a: Any, **kw: Any) -> Any:
+            with mode:
+                return kernel(*a, **kw)
+
+        out = _zeroed_backward(call, args, kwargs)
         outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(o, torch.Tensor)]
         given = {a.untyped_storage().data_ptr() for a in args if isinstance(a, torch.Tensor)}
-        if not mode.zeroed or (outs and all(o.untyped_storage().data_ptr() in given for o in outs)):
+        if not (mode.zeroed or spec.grad) or (outs and all(o.untyped_storage().data_ptr() in given for o in outs)):
             raise NothingZeroed("the kernel's outputs are its inputs, written in place: zeroing its allocations "
                                 "leaves them as they were, and this probe does not apply")
         return out
 
-    return dataclasses.replace(spec, kernel=run)
+    return dataclasses.replace(spec, kernel=run, backward=_zeroed_explicit(spec.backward))
+
+
+def _zeroed_explicit(backward: Callable[..., Any] | None) -> Callable[..., Any] | None:
+    """A Spec's explicit backward launcher with what it allocates zeroed (it runs outside autograd, where
+    ``_ZeroEmpty`` reaches)."""
+    if backward is None:
+        return None
+    b = backward
+
+    @functools.wraps(b)
+    def zeroed(*args: Any, **kwargs: Any) -> Any:
+        with _ZeroEmpty():
+            return b(*args, **kwargs)
+
+    return zeroed
 
 
 class _GradThrough(torch.autograd.Function):
