@@ -1451,3 +1451,20 @@ def test_the_zeroed_probe_leaves_no_mode_behind_when_the_backward_raises():
     # and with grad off, the plain call: outputs as the kernel returns them
     with torch.no_grad():
         assert torch.equal(z.kernel(x, gamma), x * 2 * gamma)
+
+
+def test_failures_past_a_parameters_value_are_a_bound_on_it_not_a_block(tmp_path):
+    """A trailing moving average whose window takes one element too many: right while the series is no longer than
+    the window (32), wrong past it. 32 looks like one block, and the lost inter-block result was ranked first at
+    0.84 (round 18's sliding-window attention, on the CPU and the H100). The threshold is the case's window; the
+    deciding experiment runs the largest passing size with a smaller window, which fails: the bound follows the
+    parameter."""
+    diag = debug(spec_of.trailing_mean_one_wide, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    kinds = {o.kind for o in diag.observations}
+    assert {"param-threshold", "param-threshold-moves"} <= kinds, text
+    assert "past-one-block" not in kinds, text
+    assert any(e.axis == "decide" and "window=8" in e.label and not e.passed for e in diag.experiments), text
+    assert diag.top is not None and diag.top.key == "off-by-one-mask", text
+    assert not any(c.key == "missing-atomic" and c.score >= 0.5 for c in diag.causes), text
+    assert "window" in diag.top.next_check, text

@@ -1110,3 +1110,22 @@ gain_grad_uninitialized = kcheck.Spec(
     inputs=[kcheck.Tensor("M", "N", name="x"), kcheck.Tensor("N", name="gamma")],
     dims={"M": kcheck.Dim(nominal=64, max=256), "N": kcheck.Dim(nominal=32, max=128)}, dtypes=["fp32"],
     patterns=["randn"], layouts=("contiguous",), seeds=1, grad=True)
+
+
+# -- a trailing moving average whose window takes one element too many: right while the series is no longer than the
+# -- window, wrong past it, wherever the window parameter puts that -------------------------------------------------
+
+
+def _trailing_mean(x: torch.Tensor, window: int, wide: bool) -> torch.Tensor:
+    t = x.shape[-1]
+    i, j = torch.arange(t, device=x.device)[:, None], torch.arange(t, device=x.device)[None, :]
+    lower = j >= i - window if wide else j > i - window  # BUG (wide): the window's first element is i - window + 1
+    band = ((j <= i) & lower).to(x.dtype)
+    return (x @ band.T) / band.sum(1)
+
+
+trailing_mean_one_wide = kcheck.Spec(
+    name="trailing_mean_one_wide", kernel=lambda x, window: _trailing_mean(x, window, True),
+    reference=lambda x, window: _trailing_mean(x, window, False),
+    inputs=[kcheck.Tensor("B", "T")], params={"window": [32, 8]},
+    dims={"B": kcheck.Dim(nominal=4, real=()), "T": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"], seeds=1)

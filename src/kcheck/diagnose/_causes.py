@@ -65,6 +65,10 @@ OBSERVATIONS: dict[str, str] = {
     "tail-errors": "the wrong elements lie past the last full block of an axis",
     "past-one-block": "along a dimension, right up to one block (or one program's reach) and wrong at every size "
                       "past it, multiples included",
+    "param-threshold": "the size where a dimension starts failing is the value of one of the case's parameters (a "
+                       "window, a band), not a block",
+    "param-threshold-moves": "a case with a smaller value of that parameter fails below that size: the threshold "
+                             "moves with the parameter",
     "square-only": "passes on every square shape, fails on the non-square ones",
     "vector-operand": "an input is 1-D or broadcast along a dimension of another (a per-channel operand)",
     "vector-ones-rescues": "with the per-channel operand all ones, the values are right",

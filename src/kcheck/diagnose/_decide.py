@@ -6,6 +6,9 @@ each of them predicts differently, within what is left of the budget, and record
 - **shape** (an edge bug vs an index/axis bug): a square shape and a non-square one of the same area, both
   multiples of the block, and a ragged square. An index or axis bug fails the non-square one only; an edge bug the
   ragged square only.
+- **param** (a bound on one of the case's parameters vs a block or an edge; run whenever it applies, close scores or
+  not): where failures start past the value of a parameter (a window), the largest passing size again with a smaller
+  value of it. A bound that follows the parameter fails there; a lost inter-block result does not.
 - **blocks** (an edge bug vs a lost inter-block result): one block and two full blocks along the failing dimension.
   Two full blocks pass when the edge is the problem; they fail when the blocks' results are not combined.
 - **order** (a lost inter-block result or a race vs anything else): the smallest failing case with the programs run
@@ -159,6 +162,31 @@ def _blocks(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Dec
                     "sizes fail")
         settled = "an edge bug: whole blocks pass, only ragged sizes fail"
     return run.close(settled)
+
+
+def _param(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
+    """Failures that start past the value of one of the case's parameters (a window) look like failures past one
+    block. The largest passing size run again with a smaller value of that parameter: a kernel whose bound follows
+    the parameter now fails there (the Facts see the result among the decisions' and say the threshold moves); a
+    lost inter-block result still passes."""
+    if ev.base is None or not facts.param_thresholds or facts.has("param-threshold-moves"):
+        return None
+    d, t, name, value = facts.param_thresholds[0]
+    smaller = sorted(v for v in ev.spec.params.get(name, ()) if isinstance(v, (int, float))
+                     and not isinstance(v, bool) and v < value and v < t)
+    if not smaller:
+        return None
+    case = _with(ev.base, {d: t}, ev.spec)
+    if case.sizes[d] != t or not _fits(p, ev, case.sizes):
+        return None
+    case = dataclasses.replace(case, params=tuple((n, smaller[-1] if n == name else v) for n, v in case.params))
+    run = _Run(p, "param", pair)
+    r = run.run(case, f"{d}={t} (passes at {name}={value:g}) with {name}={smaller[-1]:g}")
+    if r is None:
+        return run.close("")
+    if not r.ok:
+        return run.close(f"a bound on {name}: the size that passed fails once {name} is smaller")
+    return run.close("")
 
 
 def _order(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
@@ -334,10 +362,20 @@ def close_pair(causes: list[Cause]) -> tuple[str, str] | None:
 def decide(p: Prober, ev: Evidence, facts: Facts, causes: list[Cause]) -> Decision | None:
     """Run the first experiment that separates the two close causes and has not run yet; None when there is none
     (or no budget)."""
-    pair = close_pair(causes)
-    if pair is None or p.left() <= 0:
+    if p.left() <= 0:
         return None
     done = {d.name for d in ev.decisions}
+    # whatever the scores: a threshold at a parameter's value reads as a block to every cause that looks at blocks
+    ranked = [c.key for c in causes if c.key != "unknown"]
+    if "param" not in done and ranked:
+        dec = _param(p, ev, facts, (ranked[0], "off-by-one-mask" if ranked[0] != "off-by-one-mask"
+                                    else (ranked[1:] or ["unknown"])[0]))
+        if dec is not None and dec.results:
+            ev.decisions.append(dec)
+            return dec
+    pair = close_pair(causes)
+    if pair is None:
+        return None
     for name, applies, experiment in EXPERIMENTS:
         if name in done or not applies(set(pair)):
             continue

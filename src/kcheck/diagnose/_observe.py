@@ -308,6 +308,34 @@ class Facts:
                 out.append((d, t, min(bad)))
         return out
 
+    def _param_threshold(self, d: str, t: int, f: int) -> tuple[str, str] | None:
+        """Where the size at which ``d`` starts failing is the value of one of the case's parameters (a window, a
+        band, a length the operation takes), not a block's: right up to ``t``, wrong from ``f``, and the parameter
+        ``t <= p < f``. Stronger when a case with a smaller value of that parameter fails at a size of ``d`` the
+        sweep passes: the threshold moves with the parameter (the second text; empty when no case says so). None
+        when no parameter lies there."""
+        rows = self._size_rows().get(d, [])
+        if not rows:
+            return None
+        base = rows[0][1].case.params_dict
+        for name, p in base.items():
+            if isinstance(p, bool) or not isinstance(p, (int, float)) or not t <= p < f:
+                continue
+            moved = [r for r in self.results if self.counts(r) and d in r.case.sizes and r.case.sizes[d] <= t
+                     and isinstance(q := r.case.params_dict.get(name), (int, float)) and not isinstance(q, bool)
+                     and q < p and r.case.sizes[d] > q]
+            text = (f"{d}: the failures start past {d} = {t}, which is the case's {name} = {p:g}, a parameter of the "
+                    "operation rather than a block")
+            self.param_thresholds.append((d, t, name, p))
+            more = ""
+            if moved:
+                r = moved[0]
+                more = (f"with {name} = {r.case.params_dict[name]:g} a case fails at {d} = {r.case.sizes[d]} "
+                        f"({r.case.id}), below where the sweep passes at {name} = {p:g}: the threshold moves with "
+                        f"{name}")
+            return text, more
+        return None
+
     def _square_only(self) -> str | None:
         """Two dims such that every randn case where they are equal passes and (nearly) every case where they differ
         fails: the failures need two dims to differ (a swapped stride, an index taken modulo the wrong size)."""
@@ -427,8 +455,16 @@ class Facts:
         self.edge = self._edge_dims()
         for d, b, bad in self.edge:
             self.add("edge-pattern", f"{d}: fails at {bad[:5]}, passes at every multiple of {b} tried")
-        self.blocks = self._block_dims()
-        for d, t, f in self.blocks:
+        self.blocks = []
+        self.param_thresholds: list[tuple[str, int, str, float]] = []  # (dim, largest passing size, mode, value)
+        for d, t, f in self._block_dims():
+            said = self._param_threshold(d, t, f)
+            if said:
+                self.add("param-threshold", said[0])
+            if said and said[1]:  # the threshold is the parameter's: no block is involved
+                self.add("param-threshold-moves", said[1])
+                continue
+            self.blocks.append((d, t, f))
             exact = " (exactly one block)" if _pow2(t) and t >= 16 else ""
             self.add("past-one-block", f"{d}: right up to {t}{exact}, wrong from {f} on, multiples of blocks "
                      "included: wrong only with several blocks")

@@ -93,6 +93,15 @@ def _atomic_advice(ev: Evidence) -> str:
             "with one block (the size that passes)")
 
 
+def _off_by_one_advice(ev: Evidence) -> str:
+    modes = [name for name, values in ev.spec.params.items()
+             if any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)]
+    if modes:
+        return (f"check each mask's comparison: offs < n, not offs <= n, and the bounds taken from {', '.join(modes)} "
+                "(i - window < j, not i - window <= j): which side of the parameter's value is in")
+    return "check the mask's comparison: offs < n, not offs <= n"
+
+
 def _race_advice(ev: Evidence) -> str:
     readback = next((f for f in ev.lint if f.kind == "triton-atomic-readback"), None)
     if readback is not None:
@@ -154,9 +163,11 @@ PROFILES: list[Profile] = [
     Profile("off-by-one-mask", "each out-of-bounds access is a single lane, one element past the end (or only the "
             "last element wrong)",
             {("oob-single-lane", "edge-pattern"): 0.88, ("oob-single-lane",): 0.7, ("last-element-wrong",): 0.75,
-             ("reads-one-past",): 0.88, ("ignores-last",): 0.85},
+             ("reads-one-past",): 0.88, ("ignores-last",): 0.85,
+             # wrong exactly past a parameter's value (a window, a band's width): the comparison with it is off
+             ("param-threshold", "param-threshold-moves"): 0.8, ("param-threshold",): 0.6},
             {"edge-pattern": 0.0}, {**_AXIS, "reads-ignored": 0.3},
-            advice=lambda ev: "check the mask's comparison: offs < n, not offs <= n"),
+            advice=_off_by_one_advice),
     Profile("tail-tile-dropped", "output elements never written past the last full block (or an edge pattern with "
             "no access out of bounds)",
             # a grid that rounds down launches nothing below one block: there the output is left as it was (an
@@ -178,7 +189,7 @@ PROFILES: list[Profile] = [
             # reads before the others have added theirs (what is wrong past one block is when it reads)
             {"edge-decided": 0.3, "square-only": 0.3, "nonfinite-large": 0.3, "nonfinite-zero": 0.3, "oob": 0.3,
              "race-read-only": 0.3, "differs-without-reduction": 0.3, "in-place-movement": 0.3,
-             "static-atomic-readback": 0.3},
+             "static-atomic-readback": 0.3, "param-threshold": 0.3},
             advice=_atomic_advice),
     Profile("exp-overflow", "NaN/Inf only on large magnitudes, randn right",
             # finite errors beyond the same-precision baseline on ordinary data: a sum that loses precision (and may
