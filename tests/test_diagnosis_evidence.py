@@ -1468,3 +1468,16 @@ def test_failures_past_a_parameters_value_are_a_bound_on_it_not_a_block(tmp_path
     assert diag.top is not None and diag.top.key == "off-by-one-mask", text
     assert not any(c.key == "missing-atomic" and c.score >= 0.5 for c in diag.causes), text
     assert "window" in diag.top.next_check, text
+
+
+def test_nan_computed_in_masked_lanes_is_a_division_by_zero_not_a_dropped_tail(tmp_path):
+    """A row mean of |x - y| / (|x| + |y|) whose masked lanes load 0 and compute 0 / 0: NaN at every ragged
+    length, every access in bounds. Clean accesses at ragged sizes are a dropped tail's hallmark, and the NaN got
+    tail-tile-dropped 0.85 (round 18's SMAPE, on the CPU). A dropped tail computes no NaN; lanes computing on the
+    masked load's fill do."""
+    diag = debug(spec_of.row_rel_diff_masked_nan, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "nonfinite-edge" in {o.kind for o in diag.observations}, text
+    assert diag.top is not None and diag.top.key == "division-by-zero", text
+    assert not any(c.score >= 0.5 for c in diag.causes[1:]), text
+    assert "tl.where(mask" in diag.top.next_check, text

@@ -1129,3 +1129,41 @@ trailing_mean_one_wide = kcheck.Spec(
     reference=lambda x, window: _trailing_mean(x, window, False),
     inputs=[kcheck.Tensor("B", "T")], params={"window": [32, 8]},
     dims={"B": kcheck.Dim(nominal=4, real=()), "T": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"], seeds=1)
+
+
+# -- a row mean of |x - y| / (|x| + |y|) whose masked lanes load 0 and compute 0 / 0: NaN at every length that is
+# -- not a multiple of the block, every access in bounds -------------------------------------------------------------
+
+
+@triton.jit
+def _row_rel_diff_kernel(x_ptr, y_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for start in range(0, N, BLOCK):
+        c = start + cols
+        x = tl.load(x_ptr + row * N + c, mask=c < N, other=0.0)
+        y = tl.load(y_ptr + row * N + c, mask=c < N, other=0.0)
+        acc += tl.abs(x - y) / (tl.abs(x) + tl.abs(y))  # BUG: the masked lanes give 0 / 0 (tl.where(c < N, ..., 0))
+    tl.store(out_ptr + row, tl.sum(acc, axis=0) / N)
+
+
+def _row_rel_diff(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    x, y = x.contiguous(), y.contiguous()
+    M, N = x.shape
+    out = torch.empty(M, dtype=x.dtype, device=x.device)
+    if M and N:
+        _row_rel_diff_kernel[(M,)](x, y, out, N, BLOCK=32)
+    return out
+
+
+def _row_rel_diff_ref(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    den = x.abs() + y.abs()
+    return ((x - y).abs() / torch.where(den == 0, torch.ones_like(den), den)).mean(-1)
+
+
+row_rel_diff_masked_nan = kcheck.Spec(
+    name="row_rel_diff_masked_nan", kernel=_row_rel_diff, reference=_row_rel_diff_ref,
+    inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=64, min=1, real=())}, dtypes=["fp32"],
+    patterns=["randn"], layouts=("contiguous",), reduce=["N"], seeds=1)

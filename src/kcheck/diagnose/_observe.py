@@ -526,6 +526,15 @@ class Facts:
             self.add("edge-accesses-clean", f"compute-sanitizer memcheck checked every access of {clean.case.id}, a "
                      "failing size past the last full block, and none went out of bounds: the tail is never "
                      "visited, no guard is missing")
+        # NaN/Inf the kernel computed (no poison left) on randn data, only at ragged sizes: the lanes a mask turns
+        # off still compute, on the mask's `other` value (0 / 0, log 0), and the tail's sum takes them in
+        edge_nf = [r for r in self.results if r.case.pattern == "randn" and not r.ok and _nonfinite(r)
+                   and all(c.unwritten == 0 for c in r.comparisons) and r.case.axis != "debug"]
+        if self.edge and edge_nf and all(any(r.case.sizes.get(d, 0) % b for d, b, _ in self.edge) for r in edge_nf):
+            d, b, _ = self.edge[0]
+            self.add("nonfinite-edge", f"NaN/Inf computed (every element written) on randn data only at sizes that "
+                     f"are not multiples of the block ({edge_nf[0].case.id}; {d} passes at multiples of {b}): the "
+                     "lanes the mask turns off still compute, on the value the masked load gives them")
         shared = [f for f in ev.findings() if f.kind.startswith("race") and f.tool == "racecheck"]
         if shared:
             f = shared[0]

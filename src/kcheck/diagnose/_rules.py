@@ -48,6 +48,8 @@ class Profile:
     contradicts: dict[str, float] = field(default_factory=dict)
     advice: Callable[[Evidence], str] = lambda ev: ""
     prior: Callable[[Facts, float], float] | None = None  # adjusts the hallmark's prior from the facts
+    # contradiction kind -> the kind that explains it away: when both are seen, the contradiction does not count
+    unless: dict[str, str] = field(default_factory=dict)
 
 
 #: Keys that are also parts of other words ("lse" of "else" and "false"): matched as whole words only.
@@ -175,8 +177,9 @@ PROFILES: list[Profile] = [
             {("unwritten-tail",): 0.85, ("unwritten", "edge-pattern"): 0.85, ("edge-accesses-clean",): 0.8,
              ("ignores-tail", "edge-pattern"): 0.85, ("ignores-tail",): 0.7, ("noop", "edge-pattern"): 0.8},
             {"edge-pattern": 0.05, "tail-errors": 0.03},
+            # a dropped tail leaves elements as they were or loses their terms: it computes no NaN
             {"oob": 0.3, "square-only": 0.3, "race-beyond-edge": 0.3, "past-one-block": 0.3,
-             "unwritten-interior": 0.3, **_TIMING},
+             "unwritten-interior": 0.3, "nonfinite-edge": 0.3, **_TIMING},
             advice=lambda ev: "check the grid (triton.cdiv, not //) and the loop bounds over tiles"),
     Profile("missing-atomic", "right up to one block and wrong past it, or races between programs",
             {("past-one-block",): 0.7, ("race-write-write",): 0.75, ("order-dependent",): 0.7,
@@ -201,12 +204,18 @@ PROFILES: list[Profile] = [
             advice=lambda ev: "subtract the row max before exp (x - max(x)), as the stable softmax / log-sum-exp"),
     Profile("division-by-zero", "NaN/Inf where a sum or spread is zero",
             {("nonfinite-zero", "zero-only"): 0.88, ("nonfinite-zero", "nonfinite-short"): 0.85,
-             ("nonfinite-short",): 0.6, ("nonfinite-zero",): 0.5},
+             ("nonfinite-edge", "edge-accesses-clean"): 0.86, ("nonfinite-short",): 0.6, ("nonfinite-edge",): 0.55,
+             ("nonfinite-zero",): 0.5},
             # NaN read from memory past the tensor (poison) is not a zero denominator
             # nor is NaN that only non-contiguous cases get: kcheck pads strided views with NaN, so a kernel that
             # assumes its rows contiguous reads it
             contradicts={"oob": 0.3, "edge-pattern": 0.3, "nonfinite-randn": 0.3, "nonfinite-strided": 0.3},
-            advice=lambda ev: "guard the denominator (max(denominator, eps)) as the reference does"),
+            # NaN computed at ragged sizes with every access in bounds: the masked lanes' 0 / 0, which is this
+            # cause at the edge of a block and on randn data
+            unless={"edge-pattern": "nonfinite-edge", "nonfinite-randn": "nonfinite-edge"},
+            advice=lambda ev: "guard the denominator (max(denominator, eps), or tl.where(den == 0, ...)) as the "
+            "reference does; lanes a mask turns off compute too, on the masked load's `other`: keep their terms "
+            "out (tl.where(mask, term, 0))"),
     Profile("cancellation", "finite errors only with a large mean and a small spread",
             {("large-mean-only",): 0.85, ("large-mean-baseline",): 0.8}, {"shift-decided": 0.05},
             # a formula that cancels is right on randn data (mean zero): fp32 randn cases wrong far beyond rounding
@@ -413,7 +422,8 @@ def evaluate(profile: Profile, facts: Facts) -> Cause | None:
     first = [weighed.get((o.kind, o.text), o) for o in hallmark_obs]
     supports = first + [o for o in supports if (o.kind, o.text) not in {(f.kind, f.text) for f in first}]
     contradicts = [replace(o, weight=profile.contradicts[o.kind]) for o in facts.observations
-                   if o.kind in profile.contradicts]
+                   if o.kind in profile.contradicts and not (o.kind in profile.unless
+                                                             and facts.has(profile.unless[o.kind]))]
     s = score(prior, supports, contradicts)
     evidence = [o.text for o in supports] + [f"against: {o.text}" for o in contradicts]
     return Cause(profile.key, BUG_CLASSES[profile.key], s, evidence, profile.advice(facts.ev), supports,
