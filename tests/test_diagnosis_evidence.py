@@ -1481,3 +1481,13 @@ def test_nan_computed_in_masked_lanes_is_a_division_by_zero_not_a_dropped_tail(t
     assert diag.top is not None and diag.top.key == "division-by-zero", text
     assert not any(c.score >= 0.5 for c in diag.causes[1:]), text
     assert "tl.where(mask" in diag.top.next_check, text
+
+
+def test_a_block_size_declared_as_a_mode_is_no_parameter_threshold(tmp_path):
+    """A row sum that keeps only its last block's partial sum, its block size a mode (block = 32 or 8): the failures
+    start past 32, the mode's value, and move with it, as a window's would; but a block size is a tiling, not a
+    bound of the operation, and the lost partial sums stay a lost inter-block result."""
+    diag = debug(spec_of.row_sum_block_mode, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "param-threshold" not in {o.kind for o in diag.observations}, text
+    assert diag.top is not None and diag.top.key == "missing-atomic", text

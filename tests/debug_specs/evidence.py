@@ -1167,3 +1167,22 @@ row_rel_diff_masked_nan = kcheck.Spec(
     inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("M", "N")],
     dims={"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=64, min=1, real=())}, dtypes=["fp32"],
     patterns=["randn"], layouts=("contiguous",), reduce=["N"], seeds=1)
+
+
+# -- a row sum by blocks whose block size is declared as a mode, keeping only the last block's partial sum: the
+# -- threshold is the mode's value, and it is a block's ---------------------------------------------------------------
+
+
+def _row_sum_last_block(x: torch.Tensor, block: int) -> torch.Tensor:
+    n = x.shape[-1]
+    starts = list(range(0, n, block)) or [0]
+    out = torch.zeros(x.shape[:-1], dtype=x.dtype, device=x.device)
+    for s in starts:
+        out = x[..., s:s + block].sum(-1)  # BUG: out += ...: each block's partial sum overwrites the one before
+    return out
+
+
+row_sum_block_mode = kcheck.Spec(
+    name="row_sum_block_mode", kernel=_row_sum_last_block, reference=lambda x, block: x.sum(-1),
+    inputs=[kcheck.Tensor("B", "T")], params={"block": [32, 8]}, reduce=["T"],
+    dims={"B": kcheck.Dim(nominal=4, real=()), "T": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"], seeds=1)

@@ -321,6 +321,8 @@ class Facts:
         for name, p in base.items():
             if isinstance(p, bool) or not isinstance(p, (int, float)) or not t <= p < f:
                 continue
+            if _TILING.search(name):  # a tile size declared as a mode rather than a config: its threshold is a block's
+                continue
             moved = [r for r in self.results if self.counts(r) and d in r.case.sizes and r.case.sizes[d] <= t
                      and isinstance(q := r.case.params_dict.get(name), (int, float)) and not isinstance(q, bool)
                      and q < p and r.case.sizes[d] > q]
@@ -1055,6 +1057,8 @@ def reduces(spec: Spec, r: CaseResult) -> bool:
 
 #: A randn case with more elements than this holds chance extremes (near-zero values, 5-sigma ones).
 HUGE_RANDN = 2**26
+#: Mode names that say a tiling (a block size passed as a mode rather than a config): no parameter threshold.
+_TILING = re.compile(r"block|tile|chunk|split|warp|stage", re.IGNORECASE)
 #: A reduction longer than this many terms exhausts an fp32 running sum (24 significand bits).
 FP32_EXHAUSTED = 2**24
 

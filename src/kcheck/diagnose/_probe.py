@@ -115,7 +115,7 @@ def _zeroed_backward(call: Callable[..., Any], args: Sequence[Any], kwargs: dict
     except _NotTensors:
         return shape[0]  # no tensor to differentiate: the forward's result as the kernel returned it
     out = shape[0]
-    return outs[0] if isinstance(out, torch.Tensor) else type(out)(outs)
+    return outs[0] if isinstance(out, torch.Tensor) else list(outs) if isinstance(out, list) else tuple(outs)
 
 
 class _NotTensors(Exception):
