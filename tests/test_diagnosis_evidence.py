@@ -1491,3 +1491,15 @@ def test_a_block_size_declared_as_a_mode_is_no_parameter_threshold(tmp_path):
     text = format_diagnosis(diag)
     assert "param-threshold" not in {o.kind for o in diag.observations}, text
     assert diag.top is not None and diag.top.key == "missing-atomic", text
+
+
+def test_a_coefficient_zero_only_in_the_reference_is_a_wrong_constant_not_a_bound(tmp_path):
+    """A triangular window with a wrong slope: the reference's first coefficient is 0 and the kernel's is not, so
+    raising the element the reference ignores moves the kernel (a read just past a bound, 0.88); yet each output
+    reads one input and most elements are wrong in most cases, which no read next to the ignored elements explains
+    (round 19's Hann window computed with Hamming's constants, on the CPU)."""
+    diag = debug(spec_of.bartlett_wrong_slope, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "errors-beyond-boundary" in {o.kind for o in diag.observations}, text
+    assert diag.top is not None and diag.top.key == "wrong-constant", text
+    assert not any(c.key == "off-by-one-mask" and c.score >= 0.5 for c in diag.causes), text

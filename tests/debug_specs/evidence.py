@@ -1186,3 +1186,21 @@ row_sum_block_mode = kcheck.Spec(
     name="row_sum_block_mode", kernel=_row_sum_last_block, reference=lambda x, block: x.sum(-1),
     inputs=[kcheck.Tensor("B", "T")], params={"block": [32, 8]}, reduce=["T"],
     dims={"B": kcheck.Dim(nominal=4, real=()), "T": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"], seeds=1)
+
+
+# -- a triangular analysis window with a wrong slope: its first coefficient is 0 in the reference and not in the
+# -- kernel, so the kernel "reads" an element the reference ignores; every other coefficient is off too ------------
+
+
+def _bartlett(x: torch.Tensor, slope: float) -> torch.Tensor:
+    n = x.shape[-1]
+    k = torch.arange(n, dtype=torch.float64, device=x.device)
+    w = 1.0 - slope * (2.0 * k / n - 1.0).abs() if n > 1 else torch.ones(1, dtype=torch.float64, device=x.device)
+    return x * w.to(x.dtype)
+
+
+bartlett_wrong_slope = kcheck.Spec(
+    name="bartlett_wrong_slope", kernel=lambda x: _bartlett(x, 0.9),  # BUG: the triangle's slope is 1
+    reference=lambda x: _bartlett(x, 1.0),
+    inputs=[kcheck.Tensor("M", "N", name="frames")],
+    dims={"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"], seeds=1)

@@ -65,6 +65,8 @@ OBSERVATIONS: dict[str, str] = {
     "tail-errors": "the wrong elements lie past the last full block of an axis",
     "past-one-block": "along a dimension, right up to one block (or one program's reach) and wrong at every size "
                       "past it, multiples included",
+    "errors-beyond-boundary": "an operation whose outputs each read one input is wrong at most elements: more than "
+                              "a read next to the ignored elements explains",
     "nonfinite-edge": "NaN/Inf computed on ordinary data, only at sizes that are not multiples of the block (masked "
                       "lanes computing on their fill value)",
     "param-threshold": "the size where a dimension starts failing is the value of one of the case's parameters (a "

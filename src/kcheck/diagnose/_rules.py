@@ -168,7 +168,7 @@ PROFILES: list[Profile] = [
              ("reads-one-past",): 0.88, ("ignores-last",): 0.85,
              # wrong exactly past a parameter's value (a window, a band's width): the comparison with it is off
              ("param-threshold", "param-threshold-moves"): 0.8, ("param-threshold",): 0.6},
-            {"edge-pattern": 0.0}, {**_AXIS, "reads-ignored": 0.3},
+            {"edge-pattern": 0.0}, {**_AXIS, "reads-ignored": 0.3, "errors-beyond-boundary": 0.3},
             advice=_off_by_one_advice),
     Profile("tail-tile-dropped", "output elements never written past the last full block (or an edge pattern with "
             "no access out of bounds)",
@@ -314,6 +314,8 @@ PROFILES: list[Profile] = [
              "arange-transposed": 0.3, "arange-misplaced": 0.3, "vector-ones-rescues": 0.3, "zeroed-rescues": 0.3,
              "race-between-programs": 0.3, "nondeterministic": 0.3, "reads-one-past": 0.3, "reads-ignored": 0.3,
              "ignores-last": 0.3, "ignores-tail": 0.3, "mixes-slices": 0.3, **_TIMING},
+            # a coefficient that is 0 in the reference at one element makes the kernel "read" it: one symptom
+            unless={"reads-one-past": "errors-beyond-boundary"},
             advice=lambda ev: "compare the kernel's constants and coefficients with the reference's term by term "
             "(a scale such as 1/ln 2 for exp2, a beta, an eps, a 1/n); run one tiny case by hand"),
     Profile("kernel-raises", "the kernel or its launcher raised",
@@ -341,6 +343,11 @@ def _extra_observations(facts: Facts) -> None:
         others = [r for r in ev.failing if r.case.pattern not in ("zeros", "constant", "nonfinite") and facts.counts(r)]
         if not others:
             facts.add("zero-only", "every failure that counts is on zeros or constant rows")
+    if facts.has("reads-one-past") and facts.has("systematic-error") and not facts.has("reduces"):
+        facts.add("errors-beyond-boundary", "each output reads one input element, and most elements are wrong in "
+                  "most ordinary cases: more than the elements next to those the reference ignores can explain, so "
+                  "the read there is one symptom of a formula that differs everywhere (a coefficient that is 0 in "
+                  "the reference only at that element)")
     reduce = set(ev.spec.reduce)
     for d, _, _ in facts.blocks:
         if d in reduce:
