@@ -360,8 +360,8 @@ def close_pair(causes: list[Cause]) -> tuple[str, str] | None:
 
 
 def decide(p: Prober, ev: Evidence, facts: Facts, causes: list[Cause]) -> Decision | None:
-    """Run the first experiment that separates the two close causes and has not run yet; None when there is none
-    (or no budget)."""
+    """Run the parameter experiment where it applies (whatever the scores), else the first experiment that separates
+    the two close causes and has not run yet; None when there is none (or no budget)."""
     if p.left() <= 0:
         return None
     done = {d.name for d in ev.decisions}
