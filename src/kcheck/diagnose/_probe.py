@@ -24,7 +24,7 @@ from .._spec import Spec, Tensor
 from ..backends import backend_of
 from ..cases import Case, skip_reason
 from ..report import summarize_case
-from ..run import Isolated, RunOptions, load_factor, run_case
+from ..run import EMPTY_OPS, Isolated, RunOptions, load_factor, run_case
 from ._causes import Experiment
 
 
@@ -56,13 +56,9 @@ class _ZeroBackward(TorchDispatchMode):
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Sequence[Any] = (), kwargs: Any = None) -> Any:
         out = func(*args, **(kwargs or {}))
-        if func.overloadpacket in _EMPTY and isinstance(out, torch.Tensor):
+        if func.overloadpacket in EMPTY_OPS and isinstance(out, torch.Tensor):
             out.zero_()
         return out
-
-
-_EMPTY = {torch.ops.aten.empty, torch.ops.aten.empty_like, torch.ops.aten.empty_strided, torch.ops.aten.new_empty,
-          torch.ops.aten.new_empty_strided}
 
 
 class _ZeroedCall(torch.autograd.Function):

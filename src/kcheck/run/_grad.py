@@ -59,7 +59,8 @@ if TYPE_CHECKING:
 
 _OOM: type[BaseException] = getattr(torch, "OutOfMemoryError", torch.cuda.OutOfMemoryError)
 _aten = torch.ops.aten
-_EMPTY = {_aten.empty, _aten.empty_like, _aten.empty_strided, _aten.new_empty, _aten.new_empty_strided}
+#: The ops that return a fresh, undefined allocation: what kcheck poisons (and a probe may zero).
+EMPTY_OPS = {_aten.empty, _aten.empty_like, _aten.empty_strided, _aten.new_empty, _aten.new_empty_strided}
 
 
 class PoisonedBackward(TorchDispatchMode):
@@ -70,7 +71,7 @@ class PoisonedBackward(TorchDispatchMode):
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         out = func(*args, **(kwargs or {}))
-        if func.overloadpacket in _EMPTY and isinstance(out, torch.Tensor):
+        if func.overloadpacket in EMPTY_OPS and isinstance(out, torch.Tensor):
             poison_(out)
         return out
 
