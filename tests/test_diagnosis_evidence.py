@@ -1503,3 +1503,37 @@ def test_a_coefficient_zero_only_in_the_reference_is_a_wrong_constant_not_a_boun
     assert "errors-beyond-boundary" in {o.kind for o in diag.observations}, text
     assert diag.top is not None and diag.top.key == "wrong-constant", text
     assert not any(c.key == "off-by-one-mask" and c.score >= 0.5 for c in diag.causes), text
+
+
+def test_out_of_bounds_lookups_that_follow_the_data_are_an_unclamped_index_not_a_missing_bound(tmp_path):
+    """A tone curve read from a table at an index computed from the data, not clamped to the table: out-of-bounds
+    reads of many lanes at every size, multiples of the block included. They read as a missing edge guard (0.7,
+    confident; round 19's CUDA C tone curve on the H100: edge-guard 0.75). The same shape on zeros stays in bounds:
+    the addresses follow the data, which no edge bug's do."""
+    diag = debug(spec_of.tone_lut_unclamped, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "oob-data-dependent" in {o.kind for o in diag.observations}, text
+    assert diag.top is not None and diag.top.key == "kernel-crash", text
+    assert not any(c.score >= 0.5 for c in diag.causes[1:]), text
+    assert "clamp or check the index" in diag.top.next_check, text
+
+
+def test_a_missing_tail_guard_stays_out_of_bounds_on_zeros_and_keeps_its_cause(tmp_path):
+    """The data experiment's other outcome: a missing tail mask reads past the end on zeros and on ones as on randn,
+    so the bound is the shape's and the edge cause stands."""
+    diag = debug(spec_of.tail_guard_big_block, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "oob-any-data" in {o.kind for o in diag.observations}, text
+    assert diag.top is not None and diag.top.key == "edge-guard", text
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_memcheck_on_other_values_tells_an_unclamped_index_from_a_missing_bound(tmp_path):
+    """The data experiment on a GPU, where compute-sanitizer's memcheck says whether the same shape's accesses stay in
+    bounds on zeros (a CUDA C table lookup without its clamp)."""
+    from debug_specs.cuda_lut import cuda_tone_lut_unclamped
+
+    diag = debug(cuda_tone_lut_unclamped, budget=120, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "oob-data-dependent" in {o.kind for o in diag.observations}, text
+    assert diag.top is not None and diag.top.key == "kernel-crash", text

@@ -1204,3 +1204,70 @@ bartlett_wrong_slope = kcheck.Spec(
     reference=lambda x: _bartlett(x, 1.0),
     inputs=[kcheck.Tensor("M", "N", name="frames")],
     dims={"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"], seeds=1)
+
+
+# -- a tone curve looked up in a table whose index comes from the data and is not clamped: on randn data the lookups
+# -- land before and past the table at every size, multiples of the block included ------------------------------------
+
+
+@triton.jit
+def _tone_lut_kernel(x_ptr, lut_ptr, out_ptr, N, L, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < N
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    t = x * (L - 1)  # BUG: x is not clamped to [0, 1] first, so t leaves [0, L - 1]
+    i = tl.floor(t).to(tl.int32)
+    j = tl.minimum(i + 1, L - 1)
+    f = t - i.to(tl.float32)
+    a = tl.load(lut_ptr + i, mask=mask, other=0.0)
+    b = tl.load(lut_ptr + j, mask=mask, other=0.0)
+    tl.store(out_ptr + offs, a + f * (b - a), mask=mask)
+
+
+def _tone_lut(x: torch.Tensor, lut: torch.Tensor) -> torch.Tensor:
+    x, lut = x.contiguous(), lut.contiguous()
+    out = torch.empty_like(x)
+    n = x.numel()
+    if n:
+        _tone_lut_kernel[(triton.cdiv(n, 64),)](x, lut, out, n, lut.numel(), BLOCK=64)
+    return out
+
+
+def _tone_lut_ref(x: torch.Tensor, lut: torch.Tensor) -> torch.Tensor:
+    t = x.clamp(0.0, 1.0) * (lut.numel() - 1)
+    i = t.floor().long().clamp(max=lut.numel() - 1)
+    j = (i + 1).clamp(max=lut.numel() - 1)
+    f = t - i.to(t.dtype)
+    return lut[i] + f * (lut[j] - lut[i])
+
+
+tone_lut_unclamped = kcheck.Spec(
+    name="tone_lut_unclamped", kernel=_tone_lut, reference=_tone_lut_ref,
+    inputs=[kcheck.Tensor("N"), kcheck.Tensor("L", name="lut")],
+    dims={"N": kcheck.Dim(nominal=256, min=1, real=()), "L": kcheck.Dim(nominal=33, min=2, real=())},
+    dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1)
+
+
+# -- a scale whose load has no mask, launched with one block wider than every size the sweep tries: out-of-bounds
+# -- reads at every size, no multiple of the block among them; the bound is the shape's, whatever the data ------------
+
+
+@triton.jit
+def _scale_big_block_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)  # BUG: no mask=offs < N
+    tl.store(out_ptr + offs, 2.0 * x + 1.0, mask=offs < N)
+
+
+def _scale_big_block(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    if x.numel():
+        _scale_big_block_kernel[(triton.cdiv(x.numel(), 4096),)](x, out, x.numel(), BLOCK=4096)
+    return out
+
+
+tail_guard_big_block = kcheck.Spec(
+    name="tail_guard_big_block", kernel=_scale_big_block, reference=lambda x: 2.0 * x + 1.0,
+    inputs=[kcheck.Tensor("N")], dims={"N": kcheck.Dim(nominal=256, min=1, max=3000, real=())}, dtypes=["fp32"],
+    patterns=["randn"], layouts=("contiguous",), seeds=1)

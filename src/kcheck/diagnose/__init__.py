@@ -225,6 +225,7 @@ def _sanitize_case(spec: Spec, ev: Evidence, case: Case, dev: DeviceInfo, left: 
     else:
         tools = list(sanitizer.sanitize(spec, cases=[case], device=dev, timeout=timeout).tools)
     ev.sanitizer = [f for t in tools for f in t.findings]
+    ev.sanitized = case
     memcheck = next((t for t in tools if t.tool == "memcheck"), None)
     if memcheck is not None and memcheck.status == "clean":  # ``case`` is the smallest failing one's
         ev.memcheck_clean = ev.minimal

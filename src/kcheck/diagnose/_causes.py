@@ -36,7 +36,8 @@ BUG_CLASSES: dict[str, str] = {
     "stride-assumption": "a stride assumed (rows taken as contiguous) where the tensor's own stride belongs",
     "wrong-constant": "a wrong constant or coefficient (the result off everywhere, yet shaped like the right one)",
     "kernel-raises": "the kernel or its launcher raises (a Python, launch or compile error)",
-    "kernel-crash": "the kernel crashes its process (a signal, or a GPU fault that ends the context)",
+    "kernel-crash": "the kernel crashes its process (a signal, or a GPU fault that ends the context), or its "
+                    "addresses, taken from the data and not clamped, leave the tensors",
     "unknown": "unknown: no cause's hallmark was seen (what the experiments showed is listed)",
 }
 
@@ -69,6 +70,10 @@ OBSERVATIONS: dict[str, str] = {
                               "a read next to the ignored elements explains",
     "nonfinite-edge": "NaN/Inf computed on ordinary data, only at sizes that are not multiples of the block (masked "
                       "lanes computing on their fill value)",
+    "oob-data-dependent": "the out-of-bounds accesses vanish on other values at the same shape: their addresses "
+                          "come from the data (a table lookup, a gather, a bin) and nothing clamps them",
+    "oob-any-data": "the out-of-bounds accesses stay on zeros and on ones at the same shape: the bound is fixed by "
+                    "the shape",
     "param-threshold": "the size where a dimension starts failing is the value of one of the case's parameters (a "
                        "window, a band), not a block",
     "param-threshold-moves": "a case with a smaller value of that parameter fails below that size: the threshold "

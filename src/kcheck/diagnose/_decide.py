@@ -21,6 +21,11 @@ each of them predicts differently, within what is left of the budget, and record
   to the same magnitude (randn x 1e4). A cancellation fails the first only.
 - **ones** (a wrong axis vs a transposition): the per-channel operand (1-D, or broadcast along a dimension) set to
   ones. A per-channel operand read at the wrong place gives right values then.
+- **data** (a bound fixed by the shape vs an index computed from the data; run whenever an edge cause ranks first on
+  out-of-bounds accesses with no edge pattern, close scores or not): the case whose accesses went out of bounds, at
+  the same shape on zeros, then on ones, under the interpreter's checks or compute-sanitizer's memcheck. A missing or
+  off-by-one bound reads past the end whatever the values; a table lookup, a gather or a bin whose index comes from
+  the data and is not clamped stays in bounds on them.
 - **swap** (an index error vs another cause): two inputs of the same shape passed in each other's place. A kernel
   that is right then reads its operands in each other's roles.
 
@@ -34,7 +39,8 @@ import dataclasses
 import math
 from collections.abc import Callable
 
-from .._results import CaseResult
+from .. import sanitize as sanitizer  # looked up at call time: tests stand in a fake one
+from .._results import CaseResult, Status
 from .._spec import Tensor
 from ..cases import Case, numel, tensor_shapes
 from ..run import RunOptions
@@ -42,7 +48,7 @@ from ._causes import Cause, Observation
 from ._observe import Facts, Severity, is_vector, severity, values_right
 from ._probe import Prober
 from ._rules import CLOSE
-from ._sweep import Decision, Evidence, _with
+from ._sweep import Decision, Evidence, _with, case_elements
 
 EDGE = {"edge-guard", "off-by-one-mask", "tail-tile-dropped"}
 AXIS = {"index-transposition", "wrong-axis"}
@@ -187,6 +193,56 @@ def _param(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Deci
     if not r.ok:
         return run.close(f"a bound on {name}: the size that passed fails once {name} is smaller")
     return run.close("")
+
+
+def _oob_case(ev: Evidence) -> Case | None:
+    """The failing case whose accesses went out of bounds: the smallest one the interpreter's checks flagged, else the
+    one compute-sanitizer ran on; None when no access went out of bounds."""
+    flagged = [r for r in ev.failing if any(f.kind == "out-of-bounds" for f in r.findings)]
+    if flagged:
+        return min(flagged, key=lambda r: case_elements(ev.spec, r.case)).case
+    if any(f.kind == "out-of-bounds" for f in ev.sanitizer):
+        return ev.sanitized
+    return None
+
+
+def _in_bounds(p: Prober, ev: Evidence, run: _Run, case: Case, label: str) -> bool | None:
+    """Whether every access of ``case`` stays in bounds: under the interpreter's checks (its result's findings) or,
+    on a GPU, compute-sanitizer's memcheck run to its end. None when neither can say."""
+    r = run.run(case, label)
+    if r is None or r.status is Status.TIMEOUT:
+        return None
+    if ev.interpreted and p.options.interpreter_checks:
+        return r.status is not Status.CRASHED and not any(f.kind == "out-of-bounds" for f in r.findings)
+    if not p.device.is_gpu or p.left() < 10:
+        return None
+    rep = sanitizer.sanitize(ev.spec, tools=("memcheck",), cases=[case], device=p.device, timeout=max(15.0, p.left()))
+    memcheck = next((t for t in rep.tools if t.tool == "memcheck"), None)
+    if memcheck is None or memcheck.status not in ("clean", "findings"):
+        return None
+    return memcheck.status == "clean" and not any(f.kind == "out-of-bounds" for f in memcheck.findings)
+
+
+def _data(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
+    """Out-of-bounds accesses at every size, multiples of the block included, read as a missing bound. The case whose
+    accesses went out of bounds runs again, same shape, on zeros and then on ones: a bound fixed by the shape reads
+    past the end whatever the values; an index computed from the data that nothing clamps comes back in bounds."""
+    case = _oob_case(ev)
+    if case is None or case.pattern in ("zeros", "ones"):
+        return None
+    run = _Run(p, "data", pair)
+    for pattern in ("zeros", "ones"):
+        clean = _in_bounds(p, ev, run, dataclasses.replace(case, pattern=pattern), f"the same shape on {pattern}")
+        if clean is None:
+            return run.close("")
+        if clean:
+            run.observe("oob-data-dependent", f"deciding experiment: at the shape of {case.id} every access stays in "
+                        f"bounds on {pattern} and goes out of bounds on {case.pattern}: the addresses come from the "
+                        "data (a table lookup, a gather, a bin) and nothing clamps them")
+            return run.close("an index computed from the data: the same shape on other values stays in bounds")
+    run.observe("oob-any-data", f"deciding experiment: at the shape of {case.id} the accesses go out of bounds on "
+                "zeros and on ones too: the bound is fixed by the shape, not the data")
+    return run.close("a bound fixed by the shape: the accesses go out of bounds whatever the values")
 
 
 def _order(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
@@ -370,6 +426,13 @@ def decide(p: Prober, ev: Evidence, facts: Facts, causes: list[Cause]) -> Decisi
     if "param" not in done and ranked:
         dec = _param(p, ev, facts, (ranked[0], "off-by-one-mask" if ranked[0] != "off-by-one-mask"
                                     else (ranked[1:] or ["unknown"])[0]))
+        if dec is not None and dec.results:
+            ev.decisions.append(dec)
+            return dec
+    # whatever the scores: out-of-bounds accesses at every size read as a missing bound to the edge causes
+    if "data" not in done and ranked and ranked[0] in EDGE and facts.has("oob") \
+            and not (facts.has("edge-pattern") or facts.has("edge-decided")):
+        dec = _data(p, ev, facts, (ranked[0], "kernel-crash"))
         if dec is not None and dec.results:
             ev.decisions.append(dec)
             return dec

@@ -115,6 +115,18 @@ def _race_advice(ev: Evidence) -> str:
     return "run compute-sanitizer racecheck; look for a missing barrier or atomic"
 
 
+def _crash_advice(ev: Evidence) -> str:
+    dependent = any(o.kind == "oob-data-dependent" for d in ev.decisions for o in d.observations)
+    if dependent:
+        where = next((f"{f.file}:{f.line}" for f in ev.findings() if f.kind == "out-of-bounds" and f.line), "")
+        at = f" (the out-of-bounds access at {where})" if where else ""
+        return (f"clamp or check the index computed from the data before the load or store{at}: a value outside the "
+                "range the index assumes (a table's [0, 1], a class id, a bin edge; NaN and Inf included) sends it "
+                "out of the tensor")
+    return ("run the smallest crashing case alone (the repro script) under compute-sanitizer memcheck on a GPU, or "
+            "under kcheck's interpreter checks on a CPU, for the faulting line")
+
+
 def _raises_prior(facts: Facts, prior: float) -> float:
     failing = facts.ev.failing
     raised = [r for r in failing if r.reasons_of(ReasonKind.KERNEL_RAISED)]
@@ -158,6 +170,7 @@ PROFILES: list[Profile] = [
             {"oob": 0.1, "edge-decided": 0.1, "crash-illegal-address": 0.05, "config-dependent": 0.05,
              "vector-edge": 0.05},
             {**_AXIS, "oob-single-lane": 0.15, "ragged-passes": 0.3, "edge-accesses-clean": 0.3, "noop": 0.3,
+             "oob-data-dependent": 0.3,
              "layout-only": 0.3, "systematic-error": 0.3, "oob-vector": 0.3, "reads-one-past": 0.15,
              "unwritten-interior": 0.3, "ignores-last": 0.3, "ignores-tail": 0.3},
             advice=lambda ev: "add the bounds mask (offs < n) to the load/store at the line the checks name; run "
@@ -168,7 +181,8 @@ PROFILES: list[Profile] = [
              ("reads-one-past",): 0.88, ("ignores-last",): 0.85,
              # wrong exactly past a parameter's value (a window, a band's width): the comparison with it is off
              ("param-threshold", "param-threshold-moves"): 0.8, ("param-threshold",): 0.6},
-            {"edge-pattern": 0.0}, {**_AXIS, "reads-ignored": 0.3, "errors-beyond-boundary": 0.3},
+            {"edge-pattern": 0.0}, {**_AXIS, "reads-ignored": 0.3, "errors-beyond-boundary": 0.3,
+                                    "oob-data-dependent": 0.3},
             advice=_off_by_one_advice),
     Profile("tail-tile-dropped", "output elements never written past the last full block (or an edge pattern with "
             "no access out of bounds)",
@@ -322,10 +336,12 @@ PROFILES: list[Profile] = [
             {("raises",): 0.95}, prior=_raises_prior,
             advice=lambda ev: "read the exception: a launcher that cannot take this shape, a compile error, a bad "
             "argument"),
-    Profile("kernel-crash", "the kernel crashed its process or hung",
-            {("crash",): 0.6}, {"crash-illegal-address": 0.0}, prior=_crash_prior,
-            advice=lambda ev: "run the smallest crashing case alone (the repro script) under compute-sanitizer "
-            "memcheck on a GPU, or under kcheck's interpreter checks on a CPU, for the faulting line"),
+    Profile("kernel-crash", "the kernel crashed its process or hung (or its addresses, taken from the data, leave "
+            "the tensors)",
+            # an index read from the data (a table lookup, a gather) that nothing clamps faults on the values that
+            # put it far out; near ones read garbage, and the interpreter flags both
+            {("crash",): 0.6, ("oob-data-dependent",): 0.8, ("crash", "oob-data-dependent"): 0.9},
+            {"crash-illegal-address": 0.0}, prior=_crash_prior, advice=_crash_advice),
     Profile("tolerance", "every failure is at rounding level (a few times its tolerance)",
             {("all-rounding",): 0.55}, {"rounding-only": 0.05},
             {"baseline-only": 0.3, "error-grows": 0.3},

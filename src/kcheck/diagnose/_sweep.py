@@ -102,6 +102,7 @@ class Evidence:
     interpreted: bool = False  # the cases ran under the interpreter's access checks (a clean run is evidence)
     # a failing case compute-sanitizer's memcheck ran to its end with no finding (a GPU's clean run), or None
     memcheck_clean: CaseResult | None = None
+    sanitized: Case | None = None  # the case compute-sanitizer's findings (``sanitizer``) come from
 
     # -- views the rules use ---------------------------------------------------------------------------------------
     def comparisons(self) -> list[Any]:
