@@ -637,3 +637,95 @@ def test_giving_memory_back_on_a_broken_cuda_context_does_not_lose_the_case(monk
     _device.release_if_holding()
     _device.release_memory()
     assert _device.held_by_others() == 0
+
+
+_HOLDER = textwrap.dedent('''
+    import sys, time
+    from kcheck.run import large_case_turn
+    with large_case_turn("0"):
+        print("held", flush=True)
+        time.sleep(float(sys.argv[1]))
+''')
+
+
+def _hold_in_another_process(tmp_path: Path, seconds: float):
+    import subprocess
+
+    env = {**os.environ, "KCHECK_LOCK_DIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(seconds)], env=env, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_past_2_31_cases_of_two_processes_take_turns_on_a_gpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Two kcheck processes (xdist workers, parallel scripts) do not see each other's past-2**31 cases, and two such
+    cases on one GPU leave each other too little memory. A process waits for the GPU's lock file while another holds
+    it; another GPU's lock is free."""
+    from kcheck.run import large_case_turn
+
+    monkeypatch.setenv("KCHECK_LOCK_DIR", str(tmp_path))
+    proc = _hold_in_another_process(tmp_path, 2.0)
+    t0 = time.perf_counter()
+    with large_case_turn("0") as waited:
+        entered = time.perf_counter() - t0
+    proc.wait(10)
+    assert entered >= 1.0 and waited[0] >= 1.0, (entered, waited)
+    with large_case_turn("1") as waited:  # another GPU's lock is free
+        assert waited[0] < 1.0
+
+
+def test_past_2_31_cases_of_one_process_share_its_turn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The pool budgets one process's large cases among themselves: a second case of the same process enters while
+    the first holds the GPU's lock, and the lock is free for others once both have left."""
+    import kcheck.run._gpu_lock as gpu_lock
+    from kcheck.run import large_case_turn
+
+    monkeypatch.setenv("KCHECK_LOCK_DIR", str(tmp_path))
+    monkeypatch.setattr(gpu_lock, "_holds", {})
+    inside = threading.Event()
+    both = threading.Event()
+
+    def second() -> None:
+        with large_case_turn("0"):
+            both.set()
+
+    with large_case_turn("0"):
+        inside.set()
+        t = threading.Thread(target=second)
+        t.start()
+        assert both.wait(5), "the second case of the same process waited for its own process's lock"
+        t.join(5)
+    from filelock import FileLock
+
+    other = FileLock(str(tmp_path / "large-gpu-0.lock"), timeout=0.1)
+    other.acquire()  # the process let go of it: another holder gets it at once
+    other.release()
+
+
+def test_a_gpu_case_past_2_31_waits_for_another_process_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Through check's one route for a case: on a GPU a past-2**31 case waits while another process holds the GPU's
+    lock, and its result carries how long it waited; a small case does not wait."""
+    import dataclasses
+
+    from kcheck import _check
+    from kcheck._device import DeviceInfo
+    from kcheck._results import CaseResult
+    from kcheck.run import Deadlines, RunOptions
+
+    monkeypatch.setenv("KCHECK_LOCK_DIR", str(tmp_path))
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    spec = kcheck.Spec(name="big", kernel=lambda x: x.clone(), reference=lambda x: x, inputs=[kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=8, real=())})
+    small = kcheck.matrix(spec, cases="N=8", dtypes=["fp32"])[0]
+    large = dataclasses.replace(small, axis="large", skip=None)
+    gpu = DeviceInfo("cuda", "GPU", 80 * 2**30, 80 * 2**30, (9, 0), 132, False)
+    run = _check._Run(gpu, RunOptions(), None, 60.0, None, None)
+    monkeypatch.setattr(_check._Run, "_run_case",
+                        lambda self, sp, case, ref, deadlines, worker: CaseResult(case, Status.PASSED))
+    proc = _hold_in_another_process(tmp_path, 2.0)
+    t0 = time.perf_counter()
+    quick = run._case(spec, small, None, Deadlines(60.0))
+    assert time.perf_counter() - t0 < 1.0 and not quick.warnings
+    res = run._case(spec, large, None, Deadlines(60.0))
+    proc.wait(10)
+    assert any("waited" in w and "past-2**31" in w and "GPU 0" in w for w in res.warnings), res.warnings

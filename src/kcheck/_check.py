@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import math
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -27,7 +28,9 @@ from .run import (
     Isolated,
     Pool,
     RunOptions,
+    current_gpu,
     discard_prestarted,
+    large_case_turn,
     pinning,
     run_case,
     spec_resources,
@@ -272,6 +275,19 @@ class _Run:
     def _case(self, sp: Spec, case: Case, ref: SpecRef | None, deadlines: Deadlines,
               worker: Isolated | None = None) -> CaseResult:
         worker = worker or self.worker
+        if not (self.dev.is_gpu and _large(case)):
+            return self._run_case(sp, case, ref, deadlines, worker)
+        # another kcheck process's past-2**31 cases on this GPU would leave no room for this one: take turns
+        gpu = current_gpu({**os.environ, **(worker.env if worker is not None else {})})
+        with large_case_turn(gpu) as waited:
+            res = self._run_case(sp, case, ref, deadlines, worker)
+        if waited[0] >= 1.0:
+            res.warnings.append(f"waited {waited[0]:.0f} s for another kcheck process's past-2**31 cases on GPU {gpu} "
+                                "to end (one process at a time runs them on a GPU)")
+        return res
+
+    def _run_case(self, sp: Spec, case: Case, ref: SpecRef | None, deadlines: Deadlines,
+                  worker: Isolated | None) -> CaseResult:
         if worker is None or ref is None:
             return _in_process(sp, case, self.dev, self.options)
         limit = deadlines.limit(case)

@@ -8,6 +8,7 @@ decoding, the sanitizer's worker and the debugger's probes all call ``execute`` 
 
 from ._budget import Deadlines, load_factor
 from ._execute import Execution, RunOptions, cannot_run, execute, interpreter_checks, judge, run_case
+from ._gpu_lock import current_gpu, large_case_turn
 from ._grad import EMPTY_OPS, grad_label
 from ._isolate import Isolated, die_with_parent, discard_prestarted, warm_up
 from ._poison import AMBIGUOUS, PoisonAllocations, poison_, unwritten_mask
@@ -15,7 +16,6 @@ from ._pool import Pool, pinning, visible_gpus, worker_count
 from ._resources import spec_resources
 
 __all__ = ["AMBIGUOUS", "EMPTY_OPS", "Deadlines", "Execution", "Isolated", "PoisonAllocations", "Pool", "RunOptions",
-           "cannot_run",
-           "die_with_parent", "discard_prestarted", "execute", "grad_label", "interpreter_checks", "judge",
-           "load_factor", "pinning", "poison_", "run_case", "spec_resources", "unwritten_mask", "visible_gpus",
-           "warm_up", "worker_count"]
+           "cannot_run", "current_gpu", "die_with_parent", "discard_prestarted", "execute", "grad_label",
+           "interpreter_checks", "judge", "large_case_turn", "load_factor", "pinning", "poison_", "run_case",
+           "spec_resources", "unwritten_mask", "visible_gpus", "warm_up", "worker_count"]
