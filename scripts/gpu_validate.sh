@@ -11,7 +11,7 @@ export PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
 $py -m pip install -q --no-deps --no-build-isolation -e . >"$out/steps.log" 2>&1 || { cat "$out/steps.log"; exit 2; }
 summary=()
-steps=${STEPS:-"examples seeds interactions zoo sanitize race isolation trust pytest bench timing eval journal numba training parallel budget auto speed"}
+steps=${STEPS:-"examples seeds interactions zoo sanitize race isolation trust pytest bench timing eval journal numba training parallel largelock budget auto speed"}
 want() { [[ " $steps " == *" $1 "* ]]; }
 step() {  # step NAME EXPECTED_RC COMMAND...: run, log to $out/NAME.log, record the outcome
   local name=$1 want=$2; shift 2
@@ -206,6 +206,30 @@ if want budget; then
     examples/{gemm,layernorm,softmax,sum_reduction,vector_add,cuda_gemm,cuda_transpose,cuda_block_reduce}.py -q \
     --json "$out/budget_cold.json"
   $py benchmarks/case_time.py "$out/budget_cold.json" | head -n 14
+fi
+if want largelock; then
+  echo "== two processes' past-2**31 cases on one GPU at once: they take turns (a lock file per GPU), both run"
+  large_lock() {  # LOCK_PYTHONPATH: another kcheck's src, to run the same step without the lock
+    local pids=() n
+    for n in a b; do
+      PYTHONPATH=${LOCK_PYTHONPATH:-${PYTHONPATH:-}} $py -m kcheck check examples/vector_add.py --case N=2147483649 \
+        -q --json "$out/lock_$n.json" >"$out/lock_$n.log" 2>&1 &
+      pids+=($!)
+    done
+    wait "${pids[@]}"
+    $py - "$out" <<'PY'
+import json, sys
+ok = True
+for n in ("a", "b"):
+    for s in json.load(open(f"{sys.argv[1]}/lock_{n}.json"))["specs"]:
+        for c in s["cases"]:
+            waited = [w for w in c["warnings"] if "waited" in w]
+            print(n, c["id"], c["status"], f"{c['timing']['total']:.1f} s", waited[:1], (c["reasons"] or [""])[0][:160])
+            ok &= c["status"] == "passed"
+sys.exit(0 if ok else 1)
+PY
+  }
+  step large_lock 0 large_lock
 fi
 if want speed; then
   echo "== where -n auto's wall time goes (cold caches): phases, busy workers, the tail; a past-2**31 case's profile"
