@@ -1537,3 +1537,24 @@ def test_on_a_gpu_memcheck_on_other_values_tells_an_unclamped_index_from_a_missi
     text = format_diagnosis(diag)
     assert "oob-data-dependent" in {o.kind for o in diag.observations}, text
     assert diag.top is not None and diag.top.key == "kernel-crash", text
+
+
+def test_an_output_that_is_the_reference_times_a_factor_is_a_wrong_constant_however_large_the_factor(tmp_path):
+    """Degrees from radians with 360 / pi: every element is twice the expected one, a relative L2 error of 1.0, past
+    the 0.7 that keeps permuted and garbage outputs out of the systematic error. No cause's hallmark was seen, and
+    index-transposition ranked first (0.4; round 20's mel scale with 2595 in place of 1127, on the CPU). The wrong
+    elements share one ratio to the expected ones, which no permutation gives."""
+    diag = debug(spec_of.degrees_twice, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "scaled-output" in {o.kind for o in diag.observations}, text
+    assert diag.top is not None and diag.top.key == "wrong-constant" and diag.top.score >= 0.7, text
+
+
+def test_nan_at_a_few_fp16_randn_elements_beside_nan_on_zeros_is_a_division_by_zero(tmp_path):
+    """(a - b) / (a + b) without its guard: all-zero inputs give NaN, and a few fp16 randn elements whose two values
+    cancel exactly do too. NaN on randn data contradicted a zero denominator, and nothing ranked (round 20's NDVI,
+    on the CPU: unknown). In fp16 alone, at a handful of elements, with fp32 finite, it is exact cancellation."""
+    diag = debug(spec_of.norm_diff_unguarded, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "nonfinite-randn-rare" in {o.kind for o in diag.observations}, text
+    assert diag.top is not None and diag.top.key == "division-by-zero" and diag.top.score >= 0.7, text

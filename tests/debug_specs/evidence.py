@@ -1271,3 +1271,37 @@ tail_guard_big_block = kcheck.Spec(
     name="tail_guard_big_block", kernel=_scale_big_block, reference=lambda x: 2.0 * x + 1.0,
     inputs=[kcheck.Tensor("N")], dims={"N": kcheck.Dim(nominal=256, min=1, max=3000, real=())}, dtypes=["fp32"],
     patterns=["randn"], layouts=("contiguous",), seeds=1)
+
+
+# -- radians to degrees with a factor twice too large: every element is the expected value times 2, an error of 100%
+# -- of the values, as far from the reference as a permuted output by the relative L2 error ----------------------------
+
+
+def _to_degrees(x: torch.Tensor) -> torch.Tensor:
+    return x * (360.0 / 3.141592653589793)  # BUG: 180 / pi
+
+
+degrees_twice = kcheck.Spec(
+    name="degrees_twice", kernel=_to_degrees, reference=lambda x: x * (180.0 / 3.141592653589793),
+    inputs=[kcheck.Tensor("M", "N")],
+    dims={"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"], seeds=1)
+
+
+# -- a normalized difference (a - b) / (a + b) without its guard for a + b == 0: all-zero inputs give NaN, and so do a
+# -- few fp16 randn elements whose two values cancel exactly; the fp32 randn cases stay finite -------------------------
+
+
+def _norm_diff(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return (a - b) / (a + b)  # BUG: where a + b == 0 the result is defined as 0
+
+
+def _norm_diff_ref(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    den = a + b
+    return torch.where(den != 0, (a - b) / torch.where(den != 0, den, torch.ones_like(den)), torch.zeros_like(den))
+
+
+norm_diff_unguarded = kcheck.Spec(
+    name="norm_diff_unguarded", kernel=_norm_diff, reference=_norm_diff_ref,
+    inputs=[kcheck.Tensor("H", "W"), kcheck.Tensor("H", "W")],
+    dims={"H": kcheck.Dim(nominal=32, real=()), "W": kcheck.Dim(nominal=512, real=())}, dtypes=["fp32", "fp16"],
+    patterns=["randn", "zeros"], layouts=("contiguous",), seeds=2)

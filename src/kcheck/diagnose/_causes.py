@@ -74,6 +74,10 @@ OBSERVATIONS: dict[str, str] = {
                           "come from the data (a table lookup, a gather, a bin) and nothing clamps them",
     "oob-any-data": "the out-of-bounds accesses stay on zeros and on ones at the same shape: the bound is fixed by "
                     "the shape",
+    "scaled-output": "in several randn cases every wrong element shown is the expected value times one factor: the "
+                     "output is the right one scaled",
+    "nonfinite-randn-rare": "NaN/Inf on randn data only in fp16/bf16, at a handful of elements, the fp32 randn cases "
+                            "finite: two values that cancel exactly in a short mantissa",
     "param-threshold": "the size where a dimension starts failing is the value of one of the case's parameters (a "
                        "window, a band), not a block",
     "param-threshold-moves": "a case with a smaller value of that parameter fails below that size: the threshold "
