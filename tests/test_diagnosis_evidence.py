@@ -1558,3 +1558,50 @@ def test_nan_at_a_few_fp16_randn_elements_beside_nan_on_zeros_is_a_division_by_z
     text = format_diagnosis(diag)
     assert "nonfinite-randn-rare" in {o.kind for o in diag.observations}, text
     assert diag.top is not None and diag.top.key == "division-by-zero" and diag.top.score >= 0.7, text
+
+
+def _large_failure(spec: kcheck.Spec, rows: int, length: int) -> tuple[Evidence, Facts]:
+    """Evidence whose only failure is a past-2**31 case, run for real on this CPU at a stand-in size (``rows`` x
+    ``length``, labelled large: a CPU runs no case past 2**31)."""
+    from kcheck.run import run_case
+
+    report = kcheck.check(spec, tier="quick", large=False).specs[0]
+    assert report.passed
+    big = dataclasses.replace(report.cases[0].case, dims=(("M", rows), ("N", length)), axis="large", skip=None,
+                              skip_kind=None)
+    res = run_case(spec, big, detect())
+    assert res.status is Status.FAILED, res.reasons
+    report.cases.append(res)
+    ev = Evidence(spec, report, [res])
+    ev.base = base_case(spec, report)
+    return ev, Facts(ev)
+
+
+def test_a_past_2_31_case_that_fails_for_its_row_length_is_no_int32_overflow(monkeypatch):
+    """A row energy in dB from 256 per-thread running fp32 sums, its offsets size_t: only its past-2**31 case fails,
+    whose rows are 16.7M elements long, so it ranked int32-overflow 0.93 (round 20's CUDA C row energy on the H200).
+    That row length alone, one row, far below 2**31 elements, fails too: the length, not an offset. (Here, on a
+    CPU, rows of 2**22 stand in for 16.7M, and the limit on what a CPU experiment may build is raised to hold one.)"""
+    from kcheck.diagnose import _decide
+
+    monkeypatch.setattr(_decide, "MAX_ELEMENTS_CPU", 2**22)
+    ev, facts = _large_failure(spec_of.row_energy_running_sum, 2, 2**22)
+    causes = diagnose(ev, facts)
+    assert causes[0].key == "int32-overflow" and causes[0].score >= 0.9  # the trap
+    dec = decide(Prober(ev.spec, detect(), 120), ev, facts, causes)
+    assert dec is not None and dec.name == "length" and "not an int32 overflow" in dec.settled, dec
+    causes = diagnose(ev, Facts(ev))
+    assert next(c for c in causes if c.key == "int32-overflow").score < 0.5, causes
+
+
+def test_a_past_2_31_case_whose_row_length_alone_passes_stays_an_int32_overflow(monkeypatch):
+    """The experiment's other outcome: an offset that wraps (at 2**22 elements here, standing in for 2**31) fails
+    only with the whole tensor; the same row length alone passes, and int32-overflow keeps its rank."""
+    from kcheck.diagnose import _decide
+
+    monkeypatch.setattr(_decide, "MAX_ELEMENTS_CPU", 2**22)
+    ev, facts = _large_failure(spec_of.row_energy_offset_wraps, 2, 2**22)
+    dec = decide(Prober(ev.spec, detect(), 120), ev, facts, diagnose(ev, facts))
+    assert dec is not None and dec.name == "length" and "an offset past 2**31" in dec.settled, dec
+    causes = diagnose(ev, Facts(ev))
+    assert causes[0].key == "int32-overflow" and causes[0].score >= 0.9, causes

@@ -1305,3 +1305,44 @@ norm_diff_unguarded = kcheck.Spec(
     inputs=[kcheck.Tensor("H", "W"), kcheck.Tensor("H", "W")],
     dims={"H": kcheck.Dim(nominal=32, real=()), "W": kcheck.Dim(nominal=512, real=())}, dtypes=["fp32", "fp16"],
     patterns=["randn", "zeros"], layouts=("contiguous",), seeds=2)
+
+
+# -- a row's energy in dB from per-thread running fp32 sums: right on rows of thousands of elements, off on a row of
+# -- millions, where log10 of a mean near 1 amplifies the sums' rounding; its offsets are fine past 2**31 -------------
+
+
+def _row_energy_db(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.shape
+    v = torch.zeros(m, -(-n // 256) * 256, dtype=x.dtype, device=x.device)
+    v[:, :n] = x * x
+    acc = torch.zeros(m, 256, dtype=x.dtype, device=x.device)
+    for step in v.view(m, -1, 256).unbind(1):  # 256 threads, each adding its strided elements one after another
+        acc += step
+    return 10.0 * torch.log10(acc.sum(-1) / max(n, 1) + 1e-12)
+
+
+row_energy_running_sum = kcheck.Spec(
+    name="row_energy_running_sum", kernel=_row_energy_db,
+    reference=lambda x: 10.0 * torch.log10((x.double() * x.double()).mean(-1) + 1e-12).to(x.dtype),
+    inputs=[kcheck.Tensor("M", "N")], reduce=["N"],
+    dims={"M": kcheck.Dim(nominal=4, real=()), "N": kcheck.Dim(nominal=256, real=())}, dtypes=["fp32"],
+    patterns=["randn"], layouts=("contiguous",), seeds=1)
+
+
+# -- the same row energy read through a flat offset that wraps at 2**22 elements (standing in, on a CPU, for an int32
+# -- offset's 2**31): every row past the first 2**22 elements reads the tensor's start ---------------------------------
+
+
+def _row_energy_wrapped(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.shape
+    flat = x.reshape(-1)
+    wrapped = flat[torch.arange(flat.numel(), device=x.device) % 2**22].view(m, n)  # BUG: the offset wraps
+    return 10.0 * torch.log10((wrapped.double() * wrapped.double()).mean(-1) + 1e-12).to(x.dtype)
+
+
+row_energy_offset_wraps = kcheck.Spec(
+    name="row_energy_offset_wraps", kernel=_row_energy_wrapped,
+    reference=lambda x: 10.0 * torch.log10((x.double() * x.double()).mean(-1) + 1e-12).to(x.dtype),
+    inputs=[kcheck.Tensor("M", "N")], reduce=["N"],
+    dims={"M": kcheck.Dim(nominal=4, real=()), "N": kcheck.Dim(nominal=256, real=())}, dtypes=["fp32"],
+    patterns=["randn"], layouts=("contiguous",), seeds=1)

@@ -78,6 +78,9 @@ OBSERVATIONS: dict[str, str] = {
                      "output is the right one scaled",
     "nonfinite-randn-rare": "NaN/Inf on randn data only in fp16/bf16, at a handful of elements, the fp32 randn cases "
                             "finite: two values that cancel exactly in a short mantissa",
+    "fails-at-length": "the failing past-2**31 case's longest dimension fails alone, far below 2**31 elements: the "
+                       "length (a long sum's rounding), not an offset",
+    "length-passes": "the failing past-2**31 case's longest dimension passes alone: only the whole tensor fails",
     "param-threshold": "the size where a dimension starts failing is the value of one of the case's parameters (a "
                        "window, a band), not a block",
     "param-threshold-moves": "a case with a smaller value of that parameter fails below that size: the threshold "

@@ -26,6 +26,9 @@ each of them predicts differently, within what is left of the budget, and record
   the same shape on zeros, then on ones, under the interpreter's checks or compute-sanitizer's memcheck. A missing or
   off-by-one bound reads past the end whatever the values; a table lookup, a gather or a bin whose index comes from
   the data and is not clamped stays in bounds on them.
+- **length** (an int32 offset past 2**31 vs a row too long for its sum; run whenever int32-overflow ranks first on a
+  failing past-2**31 case that is also the longest along a dimension): that length alone, the other dimensions at
+  their smallest. An offset needs the whole tensor past 2**31 elements to wrap; a long row's rounding fails there too.
 - **swap** (an index error vs another cause): two inputs of the same shape passed in each other's place. A kernel
   that is right then reads its operands in each other's roles.
 
@@ -245,6 +248,38 @@ def _data(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decis
     return run.close("a bound fixed by the shape: the accesses go out of bounds whatever the values")
 
 
+def _length(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
+    """Only the past-2**31 case fails, and it is also the longest along a dimension (a row of 16.7M elements where
+    every other case has at most thousands): an int32 offset wraps there, and so may a sum over that row lose its
+    digits. The same length with the other dimensions at their smallest, far below 2**31 elements, tells them apart."""
+    large = [r for r in ev.failing if r.case.axis == "large" and r.status is Status.FAILED]
+    if not large or not facts.has("large-only"):
+        return None
+    r = large[0]
+    others = [x for x in facts.results if x.case.axis != "large" and x.case.spec == r.case.spec
+              and x.status is not Status.SKIPPED]
+    longest = [d for d, v in r.case.sizes.items() if others and all(v > o.case.sizes.get(d, 0) for o in others)]
+    if not longest:
+        return None
+    d = max(longest, key=lambda k: r.case.sizes[k])
+    case = _with(r.case, {k: (v if k == d else 1) for k, v in r.case.sizes.items()}, ev.spec)
+    if case.sizes[d] != r.case.sizes[d] or not _fits(p, ev, case.sizes) or case_elements(ev.spec, case) >= 2**31:
+        return None
+    run = _Run(p, "length", pair, dim=None)
+    shape = ", ".join(f"{k}={v}" for k, v in case.sizes.items())
+    res = run.run(case, f"{d}={case.sizes[d]} alone ({shape}: {case_elements(ev.spec, case):,} elements, below 2**31)")
+    if res is None or res.status in (Status.CRASHED, Status.TIMEOUT, Status.ERROR):
+        return run.close("")
+    if not res.ok:
+        run.observe("fails-at-length", f"deciding experiment: {d}={case.sizes[d]} with the other dimensions at their "
+                    f"smallest ({shape}, far below 2**31 elements) fails too: the length along {d}, not an offset "
+                    "past 2**31, is what fails (a sum over a row that long loses its digits)")
+        return run.close(f"not an int32 overflow: {d}={case.sizes[d]} fails below 2**31 elements")
+    run.observe("length-passes", f"deciding experiment: {d}={case.sizes[d]} alone ({shape}) passes: only the whole "
+                "past-2**31 tensor fails")
+    return run.close(f"an offset past 2**31: {d}={case.sizes[d]} alone passes")
+
+
 def _order(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
     if ev.minimal is None or not p.backend.interpreted(p.device) \
             or ev.minimal.status.value not in ("failed", "passed"):
@@ -426,6 +461,12 @@ def decide(p: Prober, ev: Evidence, facts: Facts, causes: list[Cause]) -> Decisi
     if "param" not in done and ranked:
         dec = _param(p, ev, facts, (ranked[0], "off-by-one-mask" if ranked[0] != "off-by-one-mask"
                                     else (ranked[1:] or ["unknown"])[0]))
+        if dec is not None and dec.results:
+            ev.decisions.append(dec)
+            return dec
+    # whatever the scores: a past-2**31 case that is also the longest row reads as an int32 overflow
+    if "length" not in done and ranked and ranked[0] == "int32-overflow" and facts.has("large-only"):
+        dec = _length(p, ev, facts, ("int32-overflow", (ranked[1:] or ["unknown"])[0]))
         if dec is not None and dec.results:
             ev.decisions.append(dec)
             return dec
