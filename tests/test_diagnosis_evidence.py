@@ -1379,6 +1379,42 @@ def test_barrier_tools_run_on_the_smallest_failing_case_of_a_kernel_that_shares_
     assert asked["racecheck"] == asked["synccheck"] == ([small.id] if shares else [big.id])
 
 
+def test_barrier_tools_skip_a_smallest_case_where_the_kernel_never_ran(monkeypatch):
+    """A CUDA C box blur with its barrier missing (round 20, H200): its smallest failing case had N = 0, an error
+    because the reference cannot take an empty row, where the launcher launches nothing. racecheck ran there and saw
+    nothing, and the race ranked missing-atomic 0.45. The barrier tools take the smallest case the kernel ran on."""
+    import kcheck.sanitize
+    from kcheck._device import DeviceInfo
+    from kcheck._results import CaseResult, Reason, ReasonKind
+    from kcheck.backends import backend_of
+    from kcheck.diagnose import _sanitize_case
+    from kcheck.diagnose._sweep import case_elements
+    from kcheck.sanitize._run import SanitizeReport, ToolRun
+
+    asked: dict[str, list[str]] = {}
+
+    def fake_sanitize(spec, *, tools=kcheck.sanitize.TOOLS, cases=None, **kw):
+        for t in tools:
+            asked[t] = [c.id for c in cases or []]
+        return SanitizeReport(spec.name, [ToolRun(t, "clean", cases=[c.id for c in cases or []]) for t in tools])
+
+    monkeypatch.setattr(kcheck.sanitize, "sanitize", fake_sanitize)
+    spec = spec_of.wrong_constant
+    monkeypatch.setattr(type(backend_of(spec.kernel)), "shares_memory", lambda self, fn: True)
+    report = kcheck.check(spec, large=False, interpreter_checks=False).specs[0]
+    failing = [r for r in report.cases if not r.ok]
+    small = min(failing, key=lambda r: (case_elements(spec, r.case), r.case.id)).case
+    big = max(failing, key=lambda r: case_elements(spec, r.case)).case
+    dim = next(iter(small.sizes))
+    no_data = dataclasses.replace(small, dims=tuple((d, 0 if d == dim else v) for d, v in small.dims))
+    raised = CaseResult(no_data, Status.ERROR, reasons=[Reason("the reference raised RuntimeError: empty input",
+                                                                 ReasonKind.REFERENCE_RAISED)])
+    ev = Evidence(spec, report, [raised, *failing])
+    gpu = DeviceInfo("cuda", "a GPU", 2**34, 2**34, (9, 0), 132, False)
+    _sanitize_case(spec, ev, big, gpu, 60.0)
+    assert asked["racecheck"] == asked["synccheck"] == [small.id], asked
+
+
 def test_nan_from_all_zero_inputs_is_no_low_precision_accumulator():
     """An elementwise (a - b) / (a + b) without its eps: NaN on all-zero inputs, and fp16 cases within the table
     but beyond the same-precision baseline (the reference's eps against small magnitudes). That was a low-precision

@@ -19,7 +19,7 @@ from .._results import CaseResult, SpecReport, Status
 from .._spec import Spec, Tensor
 from ..cases import Case, call_reference, fit, make_args, numel, params_of, shape_of, tensor_shapes, upcast
 from ..compare import rms
-from ._observe import Facts, error_of, ignores_nan, most_severe_smallest, reads_bumped, reduces, vector_inputs
+from ._observe import Facts, empty, error_of, ignores_nan, most_severe_smallest, reads_bumped, reduces, vector_inputs
 from ._probe import Prober, ignored_region, slice_probe_ok
 
 SIZES = (1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1024)
@@ -194,8 +194,12 @@ def failures(ev: Evidence) -> list[CaseResult]:
 
 
 def smallest_failing(ev: Evidence) -> Case | None:
-    """The failing case of fewest elements, whatever its kind of failure (none past 2**31 elements)."""
+    """The failing case of fewest elements, whatever its kind of failure (none past 2**31 elements), among those
+    where the kernel ran on data when there are some: a case of an empty dimension, or one whose reference or
+    launcher raised, launches nothing for racecheck or synccheck to watch."""
     cands = [r for r in failures(ev) if r.case.axis != "large"]
+    ran = [r for r in cands if not empty(r) and r.status is not Status.ERROR]
+    cands = ran or [r for r in cands if not empty(r)] or cands
     if not cands:
         return None
     return min(cands, key=lambda r: (case_elements(ev.spec, r.case), r.case.id)).case
