@@ -1342,6 +1342,22 @@ def test_non_contiguous_failures_are_no_stride_assumption_among_1d_tensors_or_be
     assert "stride-assumption" not in ranked and "offset-only" in kinds
 
 
+def _record_sanitizer(monkeypatch) -> dict[str, list[str]]:
+    """compute-sanitizer replaced by a fake that finds nothing and records which cases each tool was asked to run."""
+    import kcheck.sanitize
+    from kcheck.sanitize._run import SanitizeReport, ToolRun
+
+    asked: dict[str, list[str]] = {}
+
+    def fake_sanitize(spec, *, tools=kcheck.sanitize.TOOLS, cases=None, **kw):
+        for t in tools:
+            asked[t] = [c.id for c in cases or []]
+        return SanitizeReport(spec.name, [ToolRun(t, "clean", cases=[c.id for c in cases or []]) for t in tools])
+
+    monkeypatch.setattr(kcheck.sanitize, "sanitize", fake_sanitize)
+    return asked
+
+
 @pytest.mark.parametrize("shares", [True, False])
 def test_barrier_tools_run_on_the_smallest_failing_case_of_a_kernel_that_shares_memory(monkeypatch, shares):
     """A CUDA C min-max stretch with its first barrier missing failed most severely (NaN) at 128256 rows of one
@@ -1354,16 +1370,8 @@ def test_barrier_tools_run_on_the_smallest_failing_case_of_a_kernel_that_shares_
     from kcheck.backends import backend_of
     from kcheck.diagnose import _sanitize_case
     from kcheck.diagnose._sweep import case_elements
-    from kcheck.sanitize._run import SanitizeReport, ToolRun
 
-    asked: dict[str, list[str]] = {}
-
-    def fake_sanitize(spec, *, tools=kcheck.sanitize.TOOLS, cases=None, **kw):
-        for t in tools:
-            asked[t] = [c.id for c in cases or []]
-        return SanitizeReport(spec.name, [ToolRun(t, "clean", cases=[c.id for c in cases or []]) for t in tools])
-
-    monkeypatch.setattr(kcheck.sanitize, "sanitize", fake_sanitize)
+    asked = _record_sanitizer(monkeypatch)
     spec = spec_of.wrong_constant
     monkeypatch.setattr(type(backend_of(spec.kernel)), "shares_memory", lambda self, fn: shares)
     report = kcheck.check(spec, large=False, interpreter_checks=False).specs[0]
@@ -1389,16 +1397,8 @@ def test_barrier_tools_skip_a_smallest_case_where_the_kernel_never_ran(monkeypat
     from kcheck.backends import backend_of
     from kcheck.diagnose import _sanitize_case
     from kcheck.diagnose._sweep import case_elements
-    from kcheck.sanitize._run import SanitizeReport, ToolRun
 
-    asked: dict[str, list[str]] = {}
-
-    def fake_sanitize(spec, *, tools=kcheck.sanitize.TOOLS, cases=None, **kw):
-        for t in tools:
-            asked[t] = [c.id for c in cases or []]
-        return SanitizeReport(spec.name, [ToolRun(t, "clean", cases=[c.id for c in cases or []]) for t in tools])
-
-    monkeypatch.setattr(kcheck.sanitize, "sanitize", fake_sanitize)
+    asked = _record_sanitizer(monkeypatch)
     spec = spec_of.wrong_constant
     monkeypatch.setattr(type(backend_of(spec.kernel)), "shares_memory", lambda self, fn: True)
     report = kcheck.check(spec, large=False, interpreter_checks=False).specs[0]

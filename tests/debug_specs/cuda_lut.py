@@ -8,6 +8,8 @@ import torch
 
 import kcheck
 
+from .evidence import _tone_lut_ref  # the same table lookup, clamped, in float64
+
 SOURCE = r"""
 extern "C" __global__ void tone_lut(const float* __restrict__ x, const float* __restrict__ lut,
                                     float* __restrict__ out, int n, int l) {
@@ -30,14 +32,6 @@ def _tone_lut(x: torch.Tensor, lut: torch.Tensor) -> torch.Tensor:
     if x.numel():
         _kernel(x, lut, out, x.numel(), lut.numel())
     return out
-
-
-def _tone_lut_ref(x: torch.Tensor, lut: torch.Tensor) -> torch.Tensor:
-    t = x.clamp(0.0, 1.0) * (lut.numel() - 1)
-    i = t.floor().long().clamp(max=lut.numel() - 1)
-    j = (i + 1).clamp(max=lut.numel() - 1)
-    f = t - i.to(t.dtype)
-    return lut[i] + f * (lut[j] - lut[i])
 
 
 cuda_tone_lut_unclamped = kcheck.Spec(
