@@ -1641,3 +1641,21 @@ def test_a_past_2_31_case_whose_row_length_alone_passes_stays_an_int32_overflow(
     assert dec is not None and dec.name == "length" and "an offset past 2**31" in dec.settled, dec
     causes = diagnose(ev, Facts(ev))
     assert causes[0].key == "int32-overflow" and causes[0].score >= 0.9, causes
+
+
+def test_a_per_channel_operand_read_past_its_end_is_no_wrong_constant():
+    """A PReLU whose slope is read by column instead of by channel (round 21, training forward, CPU): the wrong
+    elements lie in a band of the input's values (x < 0, where the slope applies), a constant's hallmark, and it
+    ranked wrong-constant 0.85. The 1-D slope read past its end says an index along the wrong dimension, which no
+    coefficient explains."""
+    ranked = _causes("value-band", "oob-vector", "vector-operand", "ones-rescues", "gross", "everywhere-wrong",
+                     "wide-precision-gross", "rounding-only")
+    assert not (ranked[0].key == "wrong-constant" and ranked[0].score >= 0.5), ranked
+
+
+def test_nan_on_zeros_that_a_per_channel_operand_at_ones_removes_is_a_zero_denominator():
+    """Weber contrast (I - Ib) / Ib without its guard for a black background (round 21, CPU): NaN on all-zero inputs
+    only, and the per-row background at ones "rescues" it, which ranked wrong-axis 0.93. Ones take the zero
+    denominator away; a misplaced operand on zeros computes zeros, not NaN."""
+    ranked = _ranked("nonfinite-zero", "nonfinite-on-zeros", "vector-ones-rescues", "vector-operand", "gross")
+    assert ranked[0] == "division-by-zero", ranked
