@@ -1659,3 +1659,28 @@ def test_nan_on_zeros_that_a_per_channel_operand_at_ones_removes_is_a_zero_denom
     denominator away; a misplaced operand on zeros computes zeros, not NaN."""
     ranked = _ranked("nonfinite-zero", "nonfinite-on-zeros", "vector-ones-rescues", "vector-operand", "gross")
     assert ranked[0] == "division-by-zero", ranked
+
+
+@pytest.mark.parametrize("status", ["clean", "errors", "unknown"])
+def test_the_data_experiment_reads_memchecks_own_statuses_on_a_gpu(monkeypatch, status):
+    """On a GPU the data experiment asks memcheck whether the same shape on zeros stays in bounds. memcheck's run
+    says "clean", "errors" (findings) or "unknown" (it did not finish); the experiment first took "findings" for the
+    second, so a bound fixed by the shape (out of bounds on zeros too) settled nothing on a GPU."""
+    import types
+
+    import kcheck.sanitize
+    from kcheck.diagnose import _decide
+    from kcheck.run import RunOptions
+    from kcheck.sanitize._run import SanitizeReport, ToolRun
+
+    finding = types.SimpleNamespace(kind="out-of-bounds")
+    run = ToolRun("memcheck", status, findings=[finding] if status == "errors" else [])
+    monkeypatch.setattr(kcheck.sanitize, "sanitize", lambda spec, **kw: SanitizeReport(spec.name, [run]))
+    spec = spec_of.wrong_constant
+    case = kcheck.matrix(spec, tier="quick")[0]
+    prober = types.SimpleNamespace(device=types.SimpleNamespace(is_gpu=True), left=lambda: 60.0,
+                                   options=RunOptions(), experiments=[],
+                                   run=lambda c, *a, **k: kcheck.CaseResult(c, Status.FAILED))
+    ev = Evidence(spec, None, [])  # type: ignore[arg-type]
+    said = _decide._in_bounds(prober, ev, _decide._Run(prober, "data", ("edge-guard", "kernel-crash")), case, "zeros")
+    assert said is {"clean": True, "errors": False, "unknown": None}[status]
