@@ -442,6 +442,25 @@ EXPERIMENTS: list[tuple[str, Callable[[set[str]], bool], Experiment]] = [
 ]
 
 
+def _second(ranked: list[str]) -> str:
+    return (ranked[1:] or ["unknown"])[0]
+
+
+#: Experiments run whatever the scores, in order: (name, applies to the ranked keys and the facts, experiment, the
+#: pair of causes it separates).
+ALWAYS: list[tuple[str, Callable[[list[str], Facts], bool], Experiment, Callable[[list[str]], tuple[str, str]]]] = [
+    # a threshold at a parameter's value reads as a block to every cause that looks at blocks
+    ("param", lambda r, f: True, _param,
+     lambda r: (r[0], "off-by-one-mask" if r[0] != "off-by-one-mask" else _second(r))),
+    # a past-2**31 case that is also the longest row reads as an int32 overflow
+    ("length", lambda r, f: r[0] == "int32-overflow" and f.has("large-only"), _length,
+     lambda r: ("int32-overflow", _second(r))),
+    # out-of-bounds accesses at every size read as a missing bound to the edge causes
+    ("data", lambda r, f: r[0] in EDGE and f.has("oob") and not (f.has("edge-pattern") or f.has("edge-decided")),
+     _data, lambda r: (r[0], "kernel-crash")),
+]
+
+
 def close_pair(causes: list[Cause]) -> tuple[str, str] | None:
     """The two best causes (``unknown`` aside) when they are within CLOSE of each other."""
     ranked = [c for c in causes if c.key != "unknown"]
@@ -451,29 +470,16 @@ def close_pair(causes: list[Cause]) -> tuple[str, str] | None:
 
 
 def decide(p: Prober, ev: Evidence, facts: Facts, causes: list[Cause]) -> Decision | None:
-    """Run the parameter experiment where it applies (whatever the scores), else the first experiment that separates
-    the two close causes and has not run yet; None when there is none (or no budget)."""
+    """Run the first of ``ALWAYS`` that applies (whatever the scores) and has not run yet, else the first experiment
+    that separates the two close causes and has not run yet; None when there is none (or no budget)."""
     if p.left() <= 0:
         return None
     done = {d.name for d in ev.decisions}
-    # whatever the scores: a threshold at a parameter's value reads as a block to every cause that looks at blocks
     ranked = [c.key for c in causes if c.key != "unknown"]
-    if "param" not in done and ranked:
-        dec = _param(p, ev, facts, (ranked[0], "off-by-one-mask" if ranked[0] != "off-by-one-mask"
-                                    else (ranked[1:] or ["unknown"])[0]))
-        if dec is not None and dec.results:
-            ev.decisions.append(dec)
-            return dec
-    # whatever the scores: a past-2**31 case that is also the longest row reads as an int32 overflow
-    if "length" not in done and ranked and ranked[0] == "int32-overflow" and facts.has("large-only"):
-        dec = _length(p, ev, facts, ("int32-overflow", (ranked[1:] or ["unknown"])[0]))
-        if dec is not None and dec.results:
-            ev.decisions.append(dec)
-            return dec
-    # whatever the scores: out-of-bounds accesses at every size read as a missing bound to the edge causes
-    if "data" not in done and ranked and ranked[0] in EDGE and facts.has("oob") \
-            and not (facts.has("edge-pattern") or facts.has("edge-decided")):
-        dec = _data(p, ev, facts, (ranked[0], "kernel-crash"))
+    for always, when, first, pair_of in ALWAYS:
+        if always in done or not ranked or not when(ranked, facts):
+            continue
+        dec = first(p, ev, facts, pair_of(ranked))
         if dec is not None and dec.results:
             ev.decisions.append(dec)
             return dec
