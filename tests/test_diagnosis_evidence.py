@@ -1684,3 +1684,26 @@ def test_the_data_experiment_reads_memchecks_own_statuses_on_a_gpu(monkeypatch, 
     ev = Evidence(spec, None, [])  # type: ignore[arg-type]
     said = _decide._in_bounds(prober, ev, _decide._Run(prober, "data", ("edge-guard", "kernel-crash")), case, "zeros")
     assert said is {"clean": True, "errors": False, "unknown": None}[status]
+
+
+def test_memchecks_read_past_a_per_channel_operand_is_seen_as_the_interpreters_is():
+    """PReLU with its slope read by row (round 21, H100): memcheck's out-of-bounds reads of the 1-D slope ranked
+    edge-guard 0.7, where the interpreter's same finding on a CPU says the operand is indexed along a longer
+    dimension. memcheck's findings come from the one case it ran on, not from a case's own findings: the
+    allocation it names is measured against that case's sizes."""
+    from dataclasses import replace as _replace
+
+    from kcheck._findings import Finding
+
+    spec = spec_of.bias_wrong_axis
+    report = kcheck.check(spec, tier="quick", large=False).specs[0]
+    ev = Evidence(spec, report, [r for r in report.cases if not r.ok])
+    case = _replace(report.cases[0].case, dims=(("M", 64), ("N", 32)))
+    read = Finding("memcheck", "out-of-bounds", "error", "Invalid __global__ read of size 4 bytes", file="k.py",
+                   line=56, distance=4, allocation_size=32 * 4)
+    ev.sanitizer, ev.sanitized = [read], case
+    kinds = _kinds(Facts(ev).observations)
+    assert "oob-vector" in kinds, kinds
+    # the same read of a 2-D input's allocation is no per-channel operand's
+    ev.sanitizer = [_replace(read, allocation_size=64 * 32 * 4)]
+    assert "oob-vector" not in _kinds(Facts(ev).observations)

@@ -489,10 +489,15 @@ class Facts:
                      "just past the end: a bound off by one")
         elif oob:
             self.add("oob-wide", f"out-of-bounds accesses of many lanes at once ({oob[0].message[:120]})")
-        vec = [(r, f) for r in self.results for f in r.findings if f.kind == "out-of-bounds" and _on_vector(ev, r, f)]
+        # the interpreter's findings come with their case; compute-sanitizer's with the one case it ran on
+        vec = [(r.case, f) for r in self.results for f in r.findings
+               if f.kind == "out-of-bounds" and _on_vector(ev, r.case.sizes, f)]
+        if ev.sanitized is not None:
+            vec += [(ev.sanitized, f) for f in ev.sanitizer
+                    if f.kind == "out-of-bounds" and _on_vector(ev, ev.sanitized.sizes, f)]
         if vec:
-            r, f = vec[0]
-            self.add("oob-vector", f"the 1-D operand is read past its end ({r.case.id}: {f.message[:140]}): it is "
+            case, f = vec[0]
+            self.add("oob-vector", f"the 1-D operand is read past its end ({case.id}: {f.message[:140]}): it is "
                      "indexed along a longer dimension than its own")
         racy = [r for r in self.results if any(f.kind in RACES for f in r.findings)]
         races = [f for f in ev.findings() if f.kind in RACES] + [f for r in racy for f in r.findings
@@ -1052,14 +1057,14 @@ def _bumped(ev: Evidence, i: int, region: str) -> CaseResult | None:
     return next((r for j, where, r in ev.ignored if j == i and where == region), None)
 
 
-def _on_vector(ev: Evidence, r: CaseResult, f: Any) -> bool:
-    """The out-of-bounds finding ``f`` of case ``r`` is on a per-channel operand: its allocation is the size of a
-    1-D input (at 2, 4 or 8 bytes an element) and of no input of more dims, and some input has more dims (among 1-D
-    tensors alone, a read past the end has no longer dimension to come from: an elementwise update's edge)."""
+def _on_vector(ev: Evidence, sizes: dict[str, int], f: Any) -> bool:
+    """The out-of-bounds finding ``f`` of a case of ``sizes`` is on a per-channel operand: its allocation is the
+    size of a 1-D input (at 2, 4 or 8 bytes an element) and of no input of more dims, and some input has more dims
+    (among 1-D tensors alone, a read past the end has no longer dimension to come from: an elementwise update's
+    edge)."""
     size = getattr(f, "allocation_size", None)
     if not size:
         return False
-    sizes = r.case.sizes
 
     def nbytes(t: Tensor) -> set[int]:
         n = math.prod(sizes.get(d, 1) if isinstance(d, str) else d for d in t.dims)
