@@ -1707,3 +1707,23 @@ def test_memchecks_read_past_a_per_channel_operand_is_seen_as_the_interpreters_i
     # the same read of a 2-D input's allocation is no per-channel operand's
     ev.sanitizer = [_replace(read, allocation_size=64 * 32 * 4)]
     assert "oob-vector" not in _kinds(Facts(ev).observations)
+
+
+def test_nan_on_constant_rows_with_all_zero_rows_finite_is_a_cancellation_not_a_zero_denominator():
+    """A volatility from E[x^2] - E[x]^2 (round 21, H100): NaN on constant rows, where the two terms are equal and
+    their rounded difference falls below zero under the root, ranked division-by-zero 0.85. A zero spread or sum is
+    zero on all-zero rows too, and there the kernel is finite."""
+    ev, _ = _evidence(spec_of.row_spread_one_pass)
+    facts = Facts(ev)
+    assert {"nonfinite-zero", "nonfinite-constant-only"} <= _kinds(facts.observations), _kinds(facts.observations)
+    causes = diagnose(ev, facts)
+    assert causes[0].key == "cancellation" and causes[0].score >= 0.7, causes
+    assert all(c.score < 0.5 for c in causes if c.key == "division-by-zero"), causes
+
+
+def test_nan_on_all_zero_rows_too_stays_a_zero_denominator():
+    """The other side: a mean divided by a count that is zero on empty masks is NaN on the all-zero rows; the
+    constant-only observation must not appear."""
+    ev, _ = _evidence(spec_of.masked_mean_zero_count)
+    kinds = _kinds(Facts(ev).observations)
+    assert "nonfinite-constant-only" not in kinds, kinds

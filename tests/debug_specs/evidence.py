@@ -1346,3 +1346,22 @@ row_energy_offset_wraps = kcheck.Spec(
     inputs=[kcheck.Tensor("M", "N")], reduce=["N"],
     dims={"M": kcheck.Dim(nominal=4, real=()), "N": kcheck.Dim(nominal=256, real=())}, dtypes=["fp32"],
     patterns=["randn"], layouts=("contiguous",), seeds=1)
+
+
+# -- a row's spread from E[x^2] - E[x]^2 in fp32, with no large-mean data to show it: on constant rows the two terms
+# -- are equal and their rounded difference is below zero in about a third of the rows, whose root is NaN; all-zero
+# -- rows give exactly zero -------------------------------------------------------------------------------------------
+
+
+def _row_spread_one_pass(x: torch.Tensor) -> torch.Tensor:
+    x32 = x.float()
+    var = (x32 * x32).mean(-1) - x32.mean(-1) ** 2  # BUG: one pass; equal terms cancel to a rounding below zero
+    return var.sqrt().to(x.dtype)
+
+
+row_spread_one_pass = kcheck.Spec(
+    name="row_spread_one_pass", kernel=_row_spread_one_pass,
+    reference=lambda x: x.double().std(-1, unbiased=False).to(x.dtype),
+    inputs=[kcheck.Tensor("M", "N")], reduce=["N"],
+    dims={"M": kcheck.Dim(nominal=64, real=()), "N": kcheck.Dim(nominal=256, min=1, real=())}, dtypes=["fp32"],
+    patterns=["randn", "zeros", "constant"], layouts=("contiguous",), seeds=1)

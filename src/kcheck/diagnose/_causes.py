@@ -148,6 +148,8 @@ OBSERVATIONS: dict[str, str] = {
     "vector-ones-fails": "the deciding experiment: with the per-channel operand all ones the values stay wrong",
     "scaled-finite": "the deciding experiment: the same data scaled up by 1e3 stays finite",
     "nonfinite-on-zeros": "NaN/Inf from all-zero inputs (no sum of zeros overflows: a division or a log of zero)",
+    "nonfinite-constant-only": "NaN/Inf on constant rows, all-zero rows finite: equal terms whose difference rounds "
+                               "below zero, not a zero denominator",
     "layout-only": "only non-contiguous inputs fail; the same shapes contiguous pass",
     "offset-only": "only the cases whose 1-D inputs start one element into their buffer fail (no stride to assume)",
     "layout-oob": "only non-contiguous inputs fail, beside accesses out of bounds (an edge the layout moved)",

@@ -655,6 +655,15 @@ class Facts:
         if zeros:  # a long constant row may overflow a narrow sum; all zeros overflow nothing
             self.add("nonfinite-on-zeros", f"NaN/Inf from all-zero inputs ({zeros[0].case.id}): no sum of zeros "
                      "overflows, in any precision; a division or a log of zero does")
+        # a zero spread or sum is zero on all-zero rows too: NaN on constant rows alone, with all-zero rows finite,
+        # is two equal nonzero terms whose rounded difference fell below zero (the root of E[x^2] - E[x]^2)
+        finite_zeros = [r for r in self.results if r.case.pattern == "zeros" and not empty(r) and not _nonfinite(r)
+                        and r.status in (Status.PASSED, Status.FAILED) and r.case.axis != "debug"]
+        if zero and not zeros and finite_zeros:
+            self.add("nonfinite-constant-only", f"NaN/Inf on constant rows ({zero[0].case.id}) but not on all-zero "
+                     f"ones ({finite_zeros[0].case.id}), where any zero spread, sum or norm is zero too: a difference "
+                     "of two equal nonzero terms that rounds below zero (a root of E[x^2] - E[x]^2), not a zero "
+                     "denominator")
         lm = [r for r in failing if r.case.pattern == "large_mean" and self.counts(r)]
         # arange is a large mean too (values 0..n), constant rows a zero spread: both fail a cancelling formula;
         # so do tiny values, whose squares underflow; NaN/Inf the inputs carry in are a question of their own (how
