@@ -97,3 +97,22 @@ def test_a_launch_past_the_grid_limit_says_which_axis_and_how_to_fix_it():
     assert res.status is Status.ERROR, res.reasons
     assert "_scale_kernel's launch grid (2, 131073, 1) has 131073 blocks along y, past CUDA's limit of 65535" \
         in res.reasons[0], res.reasons[0]
+
+
+def test_a_race_the_gpus_schedule_hides_fails_its_interpreter_case_and_a_correct_kernel_passes_its_own():
+    """An in-place first difference whose programs read the element the program before them overwrites: on the GPU
+    the programs load before any of them stores and every case may pass; its cases run once more in Triton's
+    interpreter beside the GPU, whose race check fails them. vector_add's interpreter cases pass."""
+    from debug_specs import evidence as spec_of
+
+    report = kcheck.check(spec_of.first_difference_inplace, tier="quick", large=False, isolate=True)
+    cases = report.specs[0].cases
+    crossed = [c for c in cases if c.case.interpreted]
+    print("GPU cases:", [(c.case.id, c.status.value) for c in cases if not c.case.interpreted])
+    assert crossed and any(c.status is Status.FAILED and any(r.kind is kcheck.ReasonKind.FINDING for r in c.reasons)
+                           for c in crossed), [(c.case.id, c.status, c.reasons) for c in crossed]
+    assert not report.passed
+    ok = kcheck.check(importlib.import_module("vector_add").spec, tier="quick", large=False, isolate=True)
+    mine = [c for c in ok.specs[0].cases if c.case.interpreted]
+    assert mine and all(c.status is Status.PASSED for c in mine), [(c.case.id, c.status, c.reasons) for c in mine]
+    assert ok.passed

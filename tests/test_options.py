@@ -39,6 +39,7 @@ BAD: dict[str, list[Any]] = {
     "seeds": [0, -1, "2", True, 1.5, 10**6], "large": ["no", 1, None], "cases": [[], 5, [""], b"x"],
     "isolate": [1, "yes", None], "timeout": [0, -1, math.nan, "60", True, None],
     "interpreter_checks": [None, 0], "order": ["sideways", None], "resources": [None, "true"],
+    "cross_interpret": [None, "no", 1],
     "workers": [0, -1, "x", True, 1.5, "2.5", None],
 }
 

@@ -6,6 +6,7 @@ import contextlib
 import fnmatch
 import math
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -24,12 +25,15 @@ from ._spec import Spec
 from .backends import Backend, backend_of
 from .cases import Case, build_matrix, case_bytes
 from .run import (
+    INTERPRETER_ENV,
     Deadlines,
     Isolated,
     Pool,
     RunOptions,
+    cross_cases,
     current_gpu,
     discard_prestarted,
+    judge_cross,
     large_case_turn,
     pinning,
     run_case,
@@ -154,6 +158,14 @@ class _Run:
         self.dev, self.options, self.worker, self.timeout = dev, options, worker, timeout
         self.progress, self.live = progress, live
         self.report = Report([], dev.describe(), _versions(), complete=False)
+        # the cases run in Triton's interpreter beside a GPU (``Case.interpreted``): one worker, one case at a time
+        self._cross: Isolated | None = None
+        self._cross_lock = threading.Lock()
+        self._cross_deadlines: dict[str, Deadlines] = {}
+
+    def close(self) -> None:
+        if self._cross is not None:
+            self._cross.close()
 
     def spec(self, sp: Spec, todo: list[Case], resources: bool) -> None:
         t0 = time.perf_counter()
@@ -275,6 +287,8 @@ class _Run:
     def _case(self, sp: Spec, case: Case, ref: SpecRef | None, deadlines: Deadlines,
               worker: Isolated | None = None) -> CaseResult:
         worker = worker or self.worker
+        if case.interpreted:
+            return self._interpreted(sp, case, ref)
         if not (self.dev.is_gpu and _large(case)):
             return self._run_case(sp, case, ref, deadlines, worker)
         # another kcheck process's past-2**31 cases on this GPU would leave no room for this one: take turns
@@ -285,6 +299,16 @@ class _Run:
             res.warnings.append(f"waited {waited[0]:.0f} s for another kcheck process's past-2**31 cases on GPU {gpu} "
                                 "to end (one process at a time runs them on a GPU)")
         return res
+
+    def _interpreted(self, sp: Spec, case: Case, ref: SpecRef | None) -> CaseResult:
+        """A case in Triton's interpreter beside the GPU, in the worker that sees no GPU, judged by ``judge_cross``;
+        its time limits learn from the Spec's other interpreter cases, not from its GPU cases."""
+        with self._cross_lock:
+            if self._cross is None:
+                self._cross = Isolated(self.timeout, env=INTERPRETER_ENV, fresh=True)
+            deadlines = self._cross_deadlines.setdefault(sp.name, Deadlines(self.timeout))
+            res = self._run_case(sp, case, ref, deadlines, self._cross)
+        return judge_cross(res)
 
     def _run_case(self, sp: Spec, case: Case, ref: SpecRef | None, deadlines: Deadlines,
                   worker: Isolated | None) -> CaseResult:
@@ -392,10 +416,15 @@ def check(spec: Spec | Sequence[Spec], options: Options | None = None, *, progre
         raise SpecError("cases", cases, "no case id matches; list the ids with kcheck.matrix(spec)")
     gpus = visible_gpus() if dev.is_gpu else []
     n = worker_count(opts.workers, sum(len(todo) for _, todo in plans), gpus)
+    if opts.cross_interpret and cases is None and (isolate or n > 1):
+        # a Triton Spec's small cases once more in the interpreter, whose checks see what a GPU hides; a worker
+        # must import the Spec (module level)
+        plans = [(sp, todo + (cross_cases(sp, dev) if locate(sp) is not None else [])) for sp, todo in plans]
     with contextlib.ExitStack() as stack:
         stack.callback(discard_prestarted)
         worker = stack.enter_context(Isolated(limit)) if isolate or n > 1 else None
         run = _Run(dev, run_options, worker, limit, progress, live)
+        stack.callback(run.close)
         try:
             if n > 1:
                 run.parallel(plans, resources, stack.enter_context(Pool(n, limit, gpus)))

@@ -116,8 +116,13 @@ def detect() -> DeviceInfo:
                 "workers of its own, so its own calls do not break it)") from exc
         return DeviceInfo("cuda", props.name, total, free, (props.major, props.minor),
                           props.multi_processor_count, interpreter_active())
+    return cpu_device(interpreter_active())
+
+
+def cpu_device(interpreter: bool) -> DeviceInfo:
+    """This machine's CPU as kcheck's device; ``interpreter``: Triton kernels run in Triton's interpreter."""
     total, free = _cpu_memory()
-    return DeviceInfo("cpu", "CPU", total, free, None, 132, interpreter_active())
+    return DeviceInfo("cpu", "CPU", total, free, None, 132, interpreter)
 
 
 #: What each kernel framework sets before the user's modules import it (``backends`` registers one per backend).

@@ -293,6 +293,11 @@ class Options:
         "sequential", "order in which Triton's interpreter runs a launch's programs ('random' is seeded by the "
                       "case's seed), so a kernel that depends on program order fails as on a GPU", "choice",
         _choice(ORDERS), choices=ORDERS, absent={"cli sanitize": _NO_INTERPRETER})
+    cross_interpret: bool = _setting(
+        True, "on a GPU, also run each Triton Spec's small fp32 cases in Triton's interpreter, in a worker that sees "
+              "no GPU, with its checks: a race between programs or an out-of-bounds access that the GPU's schedule "
+              "and memory layout hide fails the case (with isolate or workers)", "bool", _bool,
+        absent={"cli sanitize": "sanitize runs compute-sanitizer's tools on the GPU"})
     resources: bool = _setting(
         False, "compile each kernel for sm_90 and report registers, spills, shared memory and stack (no GPU needed)",
         "bool", _bool,

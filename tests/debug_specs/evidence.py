@@ -1365,3 +1365,32 @@ row_spread_one_pass = kcheck.Spec(
     inputs=[kcheck.Tensor("M", "N")], reduce=["N"],
     dims={"M": kcheck.Dim(nominal=64, real=()), "N": kcheck.Dim(nominal=256, min=1, real=())}, dtypes=["fp32"],
     patterns=["randn", "zeros", "constant"], layouts=("contiguous",), seeds=1)
+
+
+# -- a first difference computed in place: each program reads the element before its block, which the program before
+# -- it overwrites in the same launch. On a GPU the programs of one wave load before any of them stores, so the values
+# -- come out right; run one after another (Triton's interpreter) the first element of each block reads the new
+# -- value, and the interpreter's race check names the read and the write ---------------------------------------
+
+
+@triton.jit
+def _diff_inplace_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    cur = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    prev = tl.load(x_ptr + offs - 1, mask=mask & (offs > 0), other=0.0)  # BUG: the program before writes it
+    tl.store(x_ptr + offs, cur - prev, mask=mask)
+
+
+def _first_difference(x: torch.Tensor) -> torch.Tensor:
+    out = x.contiguous().clone()
+    if out.numel():
+        _diff_inplace_kernel[(triton.cdiv(out.numel(), 256),)](out, out.numel(), BLOCK=256)
+    return out
+
+
+first_difference_inplace = kcheck.Spec(
+    name="first_difference_inplace", kernel=_first_difference,
+    reference=lambda x: x - torch.nn.functional.pad(x[:-1], (1, 0)),
+    inputs=[kcheck.Tensor("N")], dims={"N": kcheck.Dim(nominal=4096, real=())}, dtypes=["fp32"],
+    patterns=["randn"], seeds=1)

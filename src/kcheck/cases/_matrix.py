@@ -46,6 +46,8 @@ from ._shapes import output_shapes
 from ._sizes import INT32_LIMIT, ODD, fit, real_sizes, systematic
 
 TIERS = ("quick", "default", "full")
+#: The word a case id carries when the case runs in Triton's interpreter on a machine with a GPU.
+INTERPRETED = "interpreter"
 
 
 class SkipKind(str, enum.Enum):
@@ -90,6 +92,8 @@ class Case:
     notes: tuple[str, ...] = field(default=(), compare=False)
     skip_kind: SkipKind | None = field(default=None, compare=False)
     params: tuple[tuple[str, Any], ...] = ()  # one value per mode of the Spec (``Spec.params``), in its order
+    # run in Triton's interpreter on a machine whose other cases run on its GPU (``run.cross_cases``)
+    interpreted: bool = False
 
     @property
     def sizes(self) -> dict[str, int]:
@@ -116,13 +120,15 @@ class Case:
             parts.append(self.layout)
         parts += [f"{k}={v}" for k, v in self.config]
         parts += [f"{k}={param_text(v)}" for k, v in self.params]
+        if self.interpreted:
+            parts.append(INTERPRETED)
         parts.append(f"seed={self.seed}")
         return f"{self.spec}[{','.join(parts)}]"
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "dims": self.sizes, "precision": self.precision, "pattern": self.pattern,
                 "seed": self.seed, "layout": self.layout, "config": _plain(self.config),
-                "params": _plain(self.params), "axis": self.axis,
+                "params": _plain(self.params), "axis": self.axis, "interpreted": self.interpreted,
                 "repeats": self.repeats, "properties": self.properties, "skip": self.skip,
                 "skip_kind": None if self.skip_kind is None else self.skip_kind.value}
 
@@ -640,7 +646,7 @@ def case_from_id(spec: Spec, case_id: str) -> Case:
     dims: list[tuple[str, int]] = []
     config: list[tuple[str, Any]] = []
     params = spec.nominal_params()
-    prec, pattern, layout, seed = None, "randn", "contiguous", 0
+    prec, pattern, layout, seed, interpreted = None, "randn", "contiguous", 0, False
     names = set(spec.dim_names())
     for part in case_id[len(prefix):-1].split(","):
         if "=" in part:
@@ -662,10 +668,12 @@ def case_from_id(spec: Spec, case_id: str) -> Case:
             pattern = part
         elif part in LAYOUTS:
             layout = part
+        elif part == INTERPRETED:
+            interpreted = True
     if prec is None:
         raise SpecError("case id", case_id, f"name a precision from {list(PRECISIONS)}")
     return Case(spec.name, tuple(dims), prec, pattern, seed, layout, tuple(config), axis="debug",
-                params=tuple(params.items()))
+                params=tuple(params.items()), interpreted=interpreted)
 
 
 def _param_value(spec: Spec, name: str, text: str, case_id: str) -> Any:

@@ -13,6 +13,7 @@ Diagnosis, with the repro script written and run to confirm it fails on its own.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -133,6 +134,8 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
                 sweep_sizes(prober, ev, dims)
                 probe_magnitudes(prober, ev)
             case = probe_case(ev, PROBE_MAX_ELEMENTS)
+            if case is not None and case.interpreted:  # failed in the interpreter beside the GPU: probed on the GPU
+                case = dataclasses.replace(case, interpreted=False)
             if case is not None and case_elements(spec, case) > PROBE_MAX_ELEMENTS:
                 why = " (the past-2**31 case is what fails)" if case.axis == "large" else ""
                 diag.notes.append(f"the smallest failing case holds a tensor of {case_elements(spec, case):,} elements "

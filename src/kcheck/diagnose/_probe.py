@@ -605,7 +605,9 @@ class Prober:
         if self.left() <= 0:
             self.cut = True
             return None
-
+        # a probe runs on this device: one built from a case the check ran in Triton's interpreter beside a GPU
+        # (``Case.interpreted``) runs on the GPU, under its own id
+        case = dataclasses.replace(case, interpreted=False) if case.interpreted else case
         if skip_reason(case, self.spec, self.device) is not None:
             self.skipped += 1
             return None

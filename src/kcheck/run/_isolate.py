@@ -24,7 +24,9 @@ crash one after another does not wait for a cold start per case. ``KCHECK_WORKER
 
 from __future__ import annotations
 
+import contextlib
 import math
+import multiprocessing as mp
 import os
 import signal
 import sys
@@ -32,7 +34,7 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -43,6 +45,11 @@ from .._results import CaseResult, Reason, ReasonKind, Status
 from ..backends import backends
 from ..cases import Case
 from ._execute import OUT_OF_MEMORY_WORDS, RunOptions
+
+#: Set in the environment of a worker that must run Triton's interpreter with no GPU visible (``INTERPRETER_ENV``).
+INTERPRETER_WORKER = "KCHECK_INTERPRETER_WORKER"
+#: A worker's environment for Triton's interpreter on a machine with a GPU: the GPU hidden, the interpreter on.
+INTERPRETER_ENV = {"CUDA_VISIBLE_DEVICES": "", "TRITON_INTERPRET": "1", INTERPRETER_WORKER: "1"}
 
 
 def _cuda_broken() -> str | None:
@@ -110,6 +117,12 @@ def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = N
     device = detect()
     if loading is not None:
         loading.join()
+    if os.environ.get(INTERPRETER_WORKER) and (device.is_gpu or not device.interpreter):
+        conn.send(("ready", None))  # asked for Triton's interpreter without a GPU, and did not get it: say so
+        while (msg := _recv(conn)) is not None:
+            conn.send(("error", f"this worker was to run Triton's interpreter with no GPU visible, and found "
+                                f"{device.describe()}"))
+        return
     conn.send(("ready", None))  # the case's time limit starts once the worker is up, not while it imports
     while True:
         try:
@@ -142,6 +155,14 @@ def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = N
             conn.send(("result", result))
             return  # the context is poisoned: every later CUDA call would fail; a fresh worker takes over
         conn.send(("result", result))
+
+
+def _recv(conn: Connection) -> Any:
+    """The next message, or None when the parent is gone or says stop."""
+    try:
+        return conn.recv()
+    except EOFError:
+        return None
 
 
 #: Seconds a new worker may take to import torch, Triton and kcheck (several on a loaded machine) before it is
@@ -264,6 +285,21 @@ def discard_prestarted() -> None:
     _PRESTARTED.discard()
 
 
+@contextlib.contextmanager
+def _environment(env: Mapping[str, str]) -> Iterator[None]:
+    """This process's environment with ``env`` on top, for a child started inside (under ``_forkserver.LOCK``)."""
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 class _Process:
     """A started worker: its process, the parent's end of its pipe, the file its stderr goes to and the
     environment it was given; ``preload``: it preloads the backends before it says it is ready."""
@@ -277,7 +313,13 @@ class _Process:
         self.env = full
         self.proc = ctx.Process(target=_serve, args=(child, self.stderr, full, preload), daemon=True)
         with _forkserver.LOCK:  # several pool threads may start workers at once; the forkserver starts once
-            self.proc.start()
+            if ctx.get_start_method() == "spawn":
+                # a spawned worker imports torch and Triton before ``_serve`` runs, and Triton reads
+                # TRITON_INTERPRET as it imports: the worker's own variables must be there at its start
+                with _environment(env or {}):
+                    self.proc.start()
+            else:
+                self.proc.start()
         child.close()
         self.conn: Connection = parent
 
@@ -289,11 +331,15 @@ class Isolated:
     ``spare`` keeps a warm worker started in the background once a worker has died, so the next crash costs little.
     """
 
-    def __init__(self, timeout: float = 60.0, *, env: Mapping[str, str] | None = None, spare: bool = True) -> None:
+    def __init__(self, timeout: float = 60.0, *, env: Mapping[str, str] | None = None, spare: bool = True,
+                 fresh: bool = False) -> None:
         self.timeout = timeout
         self.env = dict(env or {})
         self.spare = spare
-        self._ctx = _forkserver.context()
+        # ``fresh``: each worker imports torch and Triton itself, under ``env`` (``spawn``), instead of inheriting
+        # the forkserver's imports, made under this process's environment
+        self._ctx = mp.get_context("spawn") if fresh else _forkserver.context()
+        self._fresh = fresh
         self._proc: Any = None
         self._conn: Connection | None = None
         self._stderr = ""
@@ -308,7 +354,7 @@ class Isolated:
         if spare is not None and not _alive(spare.proc):
             _discard(spare)
             spare = None
-        fresh = spare or _PRESTARTED.adopt(self.env) or _Process(self._ctx, self.env)
+        fresh = spare or (None if self._fresh else _PRESTARTED.adopt(self.env)) or _Process(self._ctx, self.env)
         self._proc, self._conn, self._stderr = fresh.proc, fresh.conn, fresh.stderr
         if spare is None:
             self.started += 1
