@@ -11,7 +11,7 @@ export PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
 $py -m pip install -q --no-deps --no-build-isolation -e . >"$out/steps.log" 2>&1 || { cat "$out/steps.log"; exit 2; }
 summary=()
-steps=${STEPS:-"examples seeds interactions zoo sanitize race isolation trust pytest bench timing eval journal numba training parallel largelock budget auto speed"}
+steps=${STEPS:-"examples seeds interactions zoo sanitize race isolation trust pytest bench timing eval journal numba training parallel cross largelock budget auto speed"}
 want() { [[ " $steps " == *" $1 "* ]]; }
 step() {  # step NAME EXPECTED_RC COMMAND...: run, log to $out/NAME.log, record the outcome
   local name=$1 want=$2; shift 2
@@ -206,6 +206,18 @@ if want budget; then
     examples/{gemm,layernorm,softmax,sum_reduction,vector_add,cuda_gemm,cuda_transpose,cuda_block_reduce}.py -q \
     --json "$out/budget_cold.json"
   $py benchmarks/case_time.py "$out/budget_cold.json" | head -n 14
+fi
+if want cross; then
+  echo "== Triton's interpreter beside the GPU: a race the GPU's schedule hides fails an interpreter case; the"
+  echo "   examples' own interpreter cases pass"
+  step cross_pytest 0 $py -m pytest -q -s -m gpu tests/test_gpu.py -k race_the_gpus_schedule_hides
+  step cross_examples 0 $py -m kcheck check examples/ -q --tier quick --no-large --json "$out/cross_examples.json"
+  $py - "$out/cross_examples.json" <<'PY'
+import json, sys
+rows = [(s["name"], c["status"]) for s in json.load(open(sys.argv[1]))["specs"] for c in s["cases"]
+        if c.get("interpreted") or ",interpreter," in c["id"]]
+print(len(rows), "interpreter cases:", sorted({st for _, st in rows}), sorted({n for n, _ in rows}))
+PY
 fi
 if want largelock; then
   echo "== two processes' past-2**31 cases on one GPU at once: they take turns (a lock file per GPU), both run"
