@@ -204,3 +204,43 @@ def test_a_total_loaded_back_in_the_launch_that_adds_into_it_is_flagged_in_kerne
         assert [(f.line, f.severity) for f in found] == [(line, "warning")], (path, found)
     quiet = [tests.parent / "examples", *sorted(tests.glob("zoo_heldout*/*_ok.py"))]
     assert not [f for p in quiet for f in lint_path(p) if f.kind == "triton-atomic-readback"]
+
+
+_GLOBAL_KERNEL = '''
+import triton
+import triton.language as tl
+
+EPS = 1e-8
+SCALE = 10.0 / 3.0
+BLOCK_DEFAULT = tl.constexpr(256)
+HALF: tl.constexpr = 0.5
+NAME = "row"
+
+
+@triton.jit
+def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    y = SCALE * x / (x + EPS) * HALF + BLOCK_DEFAULT
+    tl.store(out_ptr + offs, y, mask=offs < n)
+
+
+@triton.jit
+def shadowed(x_ptr, n, EPS):
+    SCALE = 2.0
+    tl.store(x_ptr, SCALE * EPS)
+
+
+def host(x):
+    return x * SCALE
+'''
+
+
+def test_a_kernel_reading_a_plain_module_level_value_is_flagged_where_a_gpu_compile_refuses_it():
+    """Triton's compiler refuses a global that is not a tl.constexpr (round 22's SNR in dB rows raised a
+    CompilationError on every case of an H100, and passed its writer's CPU runs; round 9's JS divergence rows read
+    `LN2` so, and its smallest case on the H200 was a compile error): the interpreter reads it."""
+    found = [f for f in lint_source(_GLOBAL_KERNEL, "k.py") if f.kind == "triton-global-not-constexpr"]
+    assert sorted((f.kernel, f.line, f.severity) for f in found) == [("k", 16, "error"), ("k", 16, "error")], found
+    assert {f.message.split("`")[1] for f in found} == {"SCALE", "EPS"}
+    assert "tl.constexpr" in found[0].message

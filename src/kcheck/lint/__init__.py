@@ -4,7 +4,7 @@
     for f in lint_path("kernels/"):
         print(format_finding(f))
 
-Six rules, each reported as a :class:`~kcheck._findings.Finding` with ``tool="lint"``, the file, the line and the
+Seven rules, each reported as a :class:`~kcheck._findings.Finding` with ``tool="lint"``, the file, the line and the
 enclosing function as ``kernel``:
 
 - ``int32-index-overflow`` (CUDA C, error): a 32-bit ``int``/``unsigned`` derived from blockIdx (directly or through
@@ -38,6 +38,13 @@ enclosing function as ``kernel``:
   only by a second kernel launched after. ``volatile=True`` loads (a program spinning on a counter the others raise)
   and loads of other expressions (a look-back reading its predecessor's slot) are left out.
 
+- ``triton-global-not-constexpr`` (Triton, error): a ``@triton.jit`` kernel reads a module-level name bound to a
+  plain Python value (``EPS = 1e-8``: a literal, or arithmetic and tuples of literals) and never to a
+  ``tl.constexpr``. Triton's compiler refuses it ("Cannot access global variable ... from within @jit'ed function"),
+  so every launch raises on a GPU, while Triton's interpreter reads it: a kernel checked on a CPU alone passes.
+  Names the kernel binds itself, annotated globals and globals bound to anything else (a call, an import) are left
+  out.
+
 Files that cannot be parsed give one ``unparsable`` warning, never an exception. CUDA C sources held in Python string
 constants (``SOURCE = r'''extern "C" __global__ ...'''``) are checked too, with the lines of the Python file.
 """
@@ -57,7 +64,7 @@ __all__ = ["CUDA_SUFFIXES", "KINDS", "PYTHON_SUFFIXES", "format_finding", "forma
            "lint_source"]
 
 KINDS = ("int32-index-overflow", "triton-pid-stride-int32", "triton-unmasked-access", "divergent-barrier",
-         "triton-size-product-int32", "triton-atomic-readback", "unparsable")
+         "triton-size-product-int32", "triton-atomic-readback", "triton-global-not-constexpr", "unparsable")
 CUDA_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp"})
 PYTHON_SUFFIXES = frozenset({".py"})
 _SKIP_DIRS = frozenset({"__pycache__", ".venv", "venv", "node_modules", "site-packages"})

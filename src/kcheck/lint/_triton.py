@@ -1,5 +1,6 @@
 """Static checks of Triton kernels (Python ``ast``): program-id offsets computed in int32, unmasked accesses whose
-offsets grow with the program id (or with a loop over a runtime bound).
+offsets grow with the program id (or with a loop over a runtime bound), module-level values that only the
+interpreter lets a kernel read.
 
 Each ``@triton.jit`` function is walked once in source order (loops twice, so that loop-carried values settle),
 keeping for every local name a few facts about its value: does it depend on ``tl.program_id``, is it int64, does it
@@ -539,14 +540,74 @@ class _Kernel:
 
 
 def lint_triton(tree: ast.Module, path: str) -> list[Finding]:
-    """Findings of rules 2 (triton-pid-stride-int32), 3 (triton-unmasked-access), 5 (triton-size-product-int32) and
-    triton-atomic-readback in a parsed Python module."""
+    """Findings of rules 2 (triton-pid-stride-int32), 3 (triton-unmasked-access), 5 (triton-size-product-int32),
+    triton-atomic-readback and triton-global-not-constexpr in a parsed Python module."""
     mod = _Module(tree)
+    plain = _plain_globals(tree, mod)
     found: list[Finding] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and mod.is_jit(node):
+            found += _global_reads(node, plain, path)
             try:
                 found += _Kernel(node, mod, path).run()
             except RecursionError:
                 continue
+    return found
+
+
+def _is_value(e: ast.AST) -> bool:
+    """A literal number, string or bool, or arithmetic and tuples of them: a plain Python value, not a constexpr."""
+    if isinstance(e, ast.Constant):
+        return isinstance(e.value, (int, float, str, bool)) and e.value is not None
+    if isinstance(e, ast.UnaryOp):
+        return _is_value(e.operand)
+    if isinstance(e, ast.BinOp):
+        return _is_value(e.left) and _is_value(e.right)
+    if isinstance(e, ast.Tuple):
+        return bool(e.elts) and all(_is_value(x) for x in e.elts)
+    return False
+
+
+def _plain_globals(tree: ast.Module, mod: _Module) -> dict[str, int]:
+    """Module-level names bound to a plain value (``EPS = 1e-8``) and never to a ``tl.constexpr`` (by a call or an
+    annotation): name -> line of the binding."""
+    plain: dict[str, int] = {}
+    constexpr: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            wrapped = isinstance(node.value, ast.Call) and mod.tl(node.value.func) == "constexpr"
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    if wrapped:
+                        constexpr.add(t.id)
+                    elif _is_value(node.value):
+                        plain.setdefault(t.id, node.lineno)
+                    else:
+                        constexpr.add(t.id)  # a value the walk cannot tell: left alone
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            constexpr.add(node.target.id)  # annotated (``X: tl.constexpr = 2.0``, or any other type): left alone
+    return {k: v for k, v in plain.items() if k not in constexpr}
+
+
+def _global_reads(fn: ast.FunctionDef, plain: dict[str, int], path: str) -> list[Finding]:
+    """``triton-global-not-constexpr``: the kernel reads a module-level plain value. Triton's compiler refuses it
+    ("Cannot access global variable ... from within @jit'ed function": only ``tl.constexpr`` globals may be read),
+    while Triton's interpreter takes it: a kernel that passes on a CPU and raises on every case on a GPU."""
+    local = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            local.add(node.id)
+    found: list[Finding] = []
+    seen: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in plain \
+                and node.id not in local and node.id not in seen:
+            seen.add(node.id)
+            found.append(Finding(
+                tool="lint", kind="triton-global-not-constexpr", severity="error", kernel=fn.name, file=path,
+                line=node.lineno,
+                message=f"`{node.id}` (line {plain[node.id]}) is a module-level Python value read inside a @triton.jit "
+                        "kernel: Triton's compiler refuses globals that are not tl.constexpr, so every launch raises "
+                        f"on a GPU, though Triton's interpreter runs it; declare `{node.id} = tl.constexpr(...)` or "
+                        "pass it as an argument"))
     return found
