@@ -101,3 +101,24 @@ def _correct_spec() -> kcheck.Spec:
     if examples not in sys.path:
         sys.path.insert(0, examples)
     return importlib.import_module("vector_add").spec
+
+
+def test_a_probe_on_the_gpu_passing_where_the_interpreter_failed_is_no_timing_or_poison():
+    """The debugger probes a case that failed only in the interpreter beside the GPU on the GPU (round 22's vignette,
+    H100): its repeat and its zeroed-outputs run passed there, which read as 'flaky' and 'zeroed-rescues' and
+    weakened the right cause. They say the engines differ, not that timing or poison made the failure."""
+    from kcheck.diagnose._observe import Facts
+    from kcheck.diagnose._sweep import Evidence
+
+    spec = spec_of.first_difference_inplace
+    report = kcheck.check(spec, tier="quick", large=False)
+    failing = [r for r in report.specs[0].cases if not r.ok]
+    assert failing
+    passed = kcheck.CaseResult(failing[0].case, Status.PASSED)
+    for interpreted, seen in ((False, True), (True, False)):
+        ev = Evidence(spec, report.specs[0], failing)
+        ev.minimal = dataclasses.replace(failing[0], case=dataclasses.replace(failing[0].case,
+                                                                               interpreted=interpreted))
+        ev.repeat, ev.zeroed = passed, passed
+        kinds = {o.kind for o in Facts(ev).observations}
+        assert ("flaky" in kinds) is seen and ("zeroed-rescues" in kinds) is seen, (interpreted, kinds)

@@ -923,7 +923,9 @@ class Facts:
 
     def _structure(self) -> None:
         ev = self.ev
-        if ev.zeroed is not None and ev.zeroed.ok and ev.minimal is not None:
+        # (a case that failed in the interpreter beside a GPU has its probes run on the GPU: one passing there says
+        # the two engines differ, not that poison or timing made the failure)
+        if ev.zeroed is not None and ev.zeroed.ok and ev.minimal is not None and not ev.minimal.case.interpreted:
             self.add("zeroed-rescues", f"fails with kcheck's poisoned outputs, passes when they are zeroed first "
                      f"({ev.minimal.case.id}): the kernel reads its output before writing it")
         self._ignored()
@@ -997,7 +999,8 @@ class Facts:
 
     def _repeats(self) -> None:
         ev = self.ev
-        if ev.minimal is not None and ev.minimal.status is Status.FAILED and ev.repeat is not None and ev.repeat.ok:
+        if ev.minimal is not None and ev.minimal.status is Status.FAILED and ev.repeat is not None and ev.repeat.ok \
+                and not ev.minimal.case.interpreted:
             self.add("flaky", f"the smallest failing case ({ev.minimal.case.id}) passed when run again on the same "
                      "inputs: its failure depends on the timing of the programs, not on the data")
         det = self.ev.repeat.determinism if self.ev.repeat is not None else None

@@ -213,6 +213,8 @@ def probe_case(ev: Evidence, max_elements: int | None = None) -> Case | None:
     case (past what a probe may run) is probed on a smaller case that fails too, rather than not at all."""
 
     cands = failures(ev)
+    # a failure of the device's own before one of the interpreter's beside a GPU: the probes run on the device
+    cands = [r for r in cands if not r.case.interpreted] or cands
     if max_elements is not None:
         cands = [r for r in cands if case_elements(ev.spec, r.case) <= max_elements] or cands
     best = most_severe_smallest(cands)
