@@ -358,7 +358,8 @@ class _Seen:
 
         self.observations = [Observation(k, k, 0.0) for k in kinds]
         # what the advice is worded for
-        self.ev = SimpleNamespace(spec=spec_of.variance_one_pass, arange_permutes=False, failing=[], lint=[])
+        self.ev = SimpleNamespace(spec=spec_of.variance_one_pass, arange_permutes=False, failing=[], lint=[],
+                                  decisions=[], sanitizer=[], findings=lambda: [])
 
     def has(self, *kinds: str) -> bool:
         return any(o.kind in kinds for o in self.observations)
@@ -1727,3 +1728,13 @@ def test_nan_on_all_zero_rows_too_stays_a_zero_denominator():
     ev, _ = _evidence(spec_of.masked_mean_zero_count)
     kinds = _kinds(Facts(ev).observations)
     assert "nonfinite-constant-only" not in kinds, kinds
+
+
+def test_accesses_that_follow_the_data_contradict_a_wrong_stride():
+    """The table lookup's out-of-bounds reads land, in the interpreter, wherever the host put other tensors: some runs
+    read the output another program writes, and arange decoding then finds values at other positions, which ranked
+    index-transposition 0.85 on some runs of the same test. A stride's addresses are fixed by the shape; accesses
+    that come back in bounds on other values are an index taken from the data."""
+    ranked = _ranked("arange-misplaced", "everywhere-wrong", "ones-rescues", "oob", "oob-wide", "race-between-programs",
+                     "race-read-only", "oob-data-dependent", "gross")
+    assert ranked[0] == "kernel-crash", ranked

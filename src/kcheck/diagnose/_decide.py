@@ -455,9 +455,10 @@ ALWAYS: list[tuple[str, Callable[[list[str], Facts], bool], Experiment, Callable
     # a past-2**31 case that is also the longest row reads as an int32 overflow
     ("length", lambda r, f: r[0] == "int32-overflow" and f.has("large-only"), _length,
      lambda r: ("int32-overflow", _second(r))),
-    # out-of-bounds accesses at every size read as a missing bound to the edge causes
-    ("data", lambda r, f: r[0] in EDGE and f.has("oob") and not (f.has("edge-pattern") or f.has("edge-decided")),
-     _data, lambda r: (r[0], "kernel-crash")),
+    # out-of-bounds accesses at every size read as a missing bound to the edge causes, and as a wrong stride to the
+    # index causes (whose addresses the shape fixes: an index taken from the data moves with it)
+    ("data", lambda r, f: (r[0] in EDGE or r[0] in AXIS) and f.has("oob")
+     and not (f.has("edge-pattern") or f.has("edge-decided")), _data, lambda r: (r[0], "kernel-crash")),
 ]
 
 
