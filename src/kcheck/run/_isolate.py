@@ -24,7 +24,6 @@ crash one after another does not wait for a cold start per case. ``KCHECK_WORKER
 
 from __future__ import annotations
 
-import contextlib
 import math
 import multiprocessing as mp
 import os
@@ -34,9 +33,10 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
+from unittest import mock
 
 from .. import _forkserver
 from .._device import is_out_of_memory, release_memory
@@ -285,21 +285,6 @@ def discard_prestarted() -> None:
     _PRESTARTED.discard()
 
 
-@contextlib.contextmanager
-def _environment(env: Mapping[str, str]) -> Iterator[None]:
-    """This process's environment with ``env`` on top, for a child started inside (under ``_forkserver.LOCK``)."""
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
 class _Process:
     """A started worker: its process, the parent's end of its pipe, the file its stderr goes to and the
     environment it was given; ``preload``: it preloads the backends before it says it is ready."""
@@ -316,7 +301,7 @@ class _Process:
             if ctx.get_start_method() == "spawn":
                 # a spawned worker imports torch and Triton before ``_serve`` runs, and Triton reads
                 # TRITON_INTERPRET as it imports: the worker's own variables must be there at its start
-                with _environment(env or {}):
+                with mock.patch.dict(os.environ, env or {}):
                     self.proc.start()
             else:
                 self.proc.start()
