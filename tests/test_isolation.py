@@ -197,3 +197,32 @@ def test_a_worker_that_does_not_start_is_tried_again_and_never_blamed_on_the_ker
         w.close()
     assert res.status is Status.ERROR and res.reasons_of(ReasonKind.NO_WORKER), res.reasons
     assert not res.reasons_of(ReasonKind.CRASHED)
+
+
+def test_a_script_that_calls_kcheck_at_its_top_level_gets_the_fix_not_a_bootstrapping_traceback(tmp_path):
+    """A worker starts by importing the main script again (forkserver and spawn do), so a script whose top level calls
+    kcheck.check with no `if __name__ == "__main__":` guard runs that call again in the worker. Before, each case
+    tried two workers that died of multiprocessing's bootstrapping RuntimeError ("the worker exited with status 1",
+    110 s for vector_add's quick tier); now the worker ends itself at once, and every case says what to change,
+    after one start."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(root / 'examples')!r})\n"
+        "import kcheck, vector_add\n"
+        "rep = kcheck.check(vector_add.spec, tier='quick', isolate=True, cases=['N=1,', 'N=129,fp32,randn'])\n"
+        "for r in rep.specs[0].cases:\n"
+        "    print('CASE', r.status.value, r.reasons[0] if r.reasons else '')\n")
+    env = {k: v for k, v in os.environ.items() if k != "KCHECK_WORKER_START"}  # the default, forkserver
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, env=env,
+                         cwd=tmp_path)
+    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("CASE")]
+    assert out.returncode == 0 and len(lines) >= 2, out.stdout + out.stderr[-2000:]
+    assert all(ln.startswith("CASE error") and 'if __name__ == "__main__":' in ln for ln in lines), lines
+    assert "bootstrapping phase" not in out.stderr, out.stderr[-2000:]

@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from . import interpret
+from . import _forkserver, interpret
 from ._device import DeviceInfo, detect
 from ._discover import SpecRef, locate
 from ._errors import EnvironmentProblem, Interrupted, SpecError
@@ -397,6 +397,8 @@ def check(spec: Spec | Sequence[Spec], options: Options | None = None, *, progre
 
     Ctrl-C or a signal raises :class:`kcheck.Interrupted` whose ``report`` holds the cases that finished.
     """
+    # a worker importing the caller's main script again runs its top-level kcheck call: end that worker, not check
+    _forkserver.refuse_while_importing_main()
     opts = Options.resolve(options, overrides)  # validated once: a wrong value is a SpecError
     tier, dtypes, patterns, seeds, large, cases = (opts.tier, opts.dtypes, opts.patterns, opts.seeds, opts.large,
                                                    opts.cases)

@@ -23,9 +23,32 @@ PRELOAD = ["kcheck.run._isolate", "torch._dynamo"]
 LOCK = threading.Lock()
 
 
+#: The exit status of a worker that ended itself because the caller's main module, which the worker imports again
+#: as it starts, calls kcheck at its top level (see ``refuse_while_importing_main``).
+EXIT_MAIN_REIMPORTED = 86
+
+#: Why such a worker ended, and the fix: the words a case that no worker could run carries.
+MAIN_REIMPORTED_WORDS = (
+    "the worker did not start: it imports the main script again as it starts (multiprocessing's spawn and "
+    "forkserver do), and that script calls kcheck at its top level, which would start workers of its own. Put the "
+    "call under `if __name__ == \"__main__\":` (see 'Safe importing of main module' in "
+    "https://docs.python.org/3/library/multiprocessing.html), or run the script's Specs with `kcheck check FILE`")
+
+
+def refuse_while_importing_main() -> None:
+    """End this process with ``EXIT_MAIN_REIMPORTED`` when it is a worker still importing the caller's main module:
+    a kcheck call at that module's top level runs again there, and would start workers (or run a whole check) before
+    the worker has started. multiprocessing marks this phase with ``current_process()._inheriting`` and refuses to
+    start processes in it (its ``_check_not_importing_main``), with a traceback that says nothing of kcheck; the
+    parent reads this status instead and says what to change."""
+    if getattr(mp.current_process(), "_inheriting", False):
+        os._exit(EXIT_MAIN_REIMPORTED)
+
+
 def context() -> Any:
     """The multiprocessing context workers start from: ``forkserver`` preloaded with ``PRELOAD``, or ``spawn`` where
     forkserver is missing or ``KCHECK_WORKER_START=spawn`` asks for it."""
+    refuse_while_importing_main()
     method = os.environ.get("KCHECK_WORKER_START", "forkserver")
     if method not in ("forkserver", "spawn") or method not in mp.get_all_start_methods():
         method = "spawn"

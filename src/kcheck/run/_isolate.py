@@ -290,6 +290,7 @@ class _Process:
     environment it was given; ``preload``: it preloads the backends before it says it is ready."""
 
     def __init__(self, ctx: Any, env: Mapping[str, str] | None, preload: bool = False) -> None:
+        _forkserver.refuse_while_importing_main()
         fd, self.stderr = tempfile.mkstemp(prefix="kcheck-worker-", suffix=".stderr")
         os.close(fd)
         parent, child = ctx.Pipe()
@@ -328,6 +329,7 @@ class Isolated:
         self._proc: Any = None
         self._conn: Connection | None = None
         self._stderr = ""
+        self._refused = ""  # why no worker can start here (the main script calls kcheck at its top level), or ""
         self._spare: _Process | None = None
         self.started = 0  # workers started, for the report's figures
         self.deaths = 0  # workers that died or were killed
@@ -397,6 +399,9 @@ class Isolated:
             up = False
         if not up:
             code = self._stop(kill=True)
+            if code == _forkserver.EXIT_MAIN_REIMPORTED:
+                self._refused = _forkserver.MAIN_REIMPORTED_WORDS
+                raise _NoWorker(self._refused)
             tail = self._stderr_tail()
             raise _NoWorker(f"the worker did not start: {_exit_reason(code)}" + (f"; stderr: {tail}" if tail else ""))
         return conn
@@ -406,9 +411,15 @@ class Isolated:
         """Run one case in the worker; ``timeout`` (default: the worker's) bounds it, ``math.inf`` waits forever."""
         limit = self.timeout if timeout is None else timeout
         t0 = time.perf_counter()
+        if self._refused:  # every worker would import the same main script: no second try, for no case
+            return _synthetic(case, Status.ERROR, f"not run: {self._refused}; the kernel never ran", t0,
+                              ReasonKind.NO_WORKER)
         try:
             conn = self._ready()
         except _NoWorker:
+            if self._refused:
+                return _synthetic(case, Status.ERROR, f"not run: {self._refused}; the kernel never ran", t0,
+                                  ReasonKind.NO_WORKER)
             # a worker dies before it runs anything of the user's (its CUDA start out of memory beside a large case
             # of another worker, say): one more try, then a case no worker could run, not a crash of the kernel
             time.sleep(RESTART_PAUSE)
