@@ -305,6 +305,9 @@ def test_square_against_non_square_decides_an_edge_bug_from_an_index_error():
 def test_one_block_against_two_decides_a_lost_result_from_an_edge_bug():
     ev, prober = _evidence(spec_of.cumsum_no_carry)
     sweep_sizes(prober, ev, ["N"])
+    # the seeds experiment runs first whatever the scores (a threshold along N); the pair's experiment next
+    first = decide(prober, ev, Facts(ev), _close("edge-guard", "missing-atomic"))
+    assert first is not None and first.name == "seeds" and "threshold-holds-seeds" in _kinds(first.observations)
     dec = decide(prober, ev, Facts(ev), _close("edge-guard", "missing-atomic"))
     assert dec is not None and dec.name == "blocks", dec
     assert "two full blocks fail" in dec.settled and "blocks-decided" in _kinds(dec.observations), dec
@@ -1553,6 +1556,47 @@ def test_out_of_bounds_lookups_that_follow_the_data_are_an_unclamped_index_not_a
     assert diag.top is not None and diag.top.key == "kernel-crash", text
     assert not any(c.score >= 0.5 for c in diag.causes[1:]), text
     assert "clamp or check the index" in diag.top.next_check, text
+
+
+def test_failures_that_start_where_the_data_first_holds_a_rare_value_are_not_a_blocks_reach(tmp_path):
+    """A wrong constant in the branch for |x| >= 3.5: on randn data the failures start at the first size whose data
+    holds such a value (N=1024 at seed 0), which reads as right up to one block and wrong past it (missing-atomic 0.78;
+    the CUDA C calibration curve of round 22 on the H100, a bin index out of range on rare values: 0.78). The largest
+    passing size fails with another seed, twice: the threshold is the data's, and no cause that reads sizes is
+    confident."""
+    diag = debug(spec_of.soft_clip_rare_branch, budget=120, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "threshold-follows-data" in _kinds(diag.observations), text
+    assert not any(c.score >= 0.5 for c in diag.causes if c.key in {"missing-atomic", "edge-guard", "off-by-one-mask",
+                                                                     "tail-tile-dropped"}), text
+    atomic = _cause(diag, "missing-atomic")
+    assert atomic is None or "threshold-follows-data" in _kinds(atomic.contradicts), text
+
+
+def test_a_carry_lost_past_one_block_keeps_its_threshold_with_other_seeds(tmp_path):
+    """The seeds experiment's other outcome: a prefix sum with no carry passes one block and fails past it whatever
+    the seed, so the threshold is the size's and the lost inter-block result stands."""
+    diag = debug(spec_of.cumsum_no_carry, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "threshold-holds-seeds" in _kinds(diag.observations), text
+    assert "threshold-follows-data" not in _kinds(diag.observations), text
+    assert diag.top is not None and diag.top.key == "missing-atomic" and diag.top.score >= 0.7, text
+
+
+@pytest.mark.interpreter  # the interpreter's race check is the evidence
+@pytest.mark.parametrize("name", ["transpose_pairs_on_input", "transpose_pairs_inplace"])
+def test_a_transpose_whose_tile_pairs_two_programs_swap_is_a_race_not_a_transposition(tmp_path, name):
+    """A square transpose by pairs of tiles where both programs of a pair swap it, so the second swaps it back: on
+    arange inputs the off-diagonal tiles hold their own values, which for a transpose are "the values of the
+    transposed positions" (index-transposition 0.9, confident; round 22's in-place square transpose on the CPU). Two
+    programs storing to the same element of a movement is no wrong stride, which maps elements one to one; nor is a
+    movement a lost partial result. Written into the input (declared mutated) and into a copy of it."""
+    diag = debug(getattr(spec_of, name), budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "movement-written-twice" in _kinds(diag.observations), text
+    assert diag.top is not None and diag.top.key == "race" and diag.top.score >= 0.7, text
+    assert not any(c.score >= 0.5 for c in diag.causes[1:]), text
+    assert "one program" in diag.top.next_check, text
 
 
 def test_a_missing_tail_guard_stays_out_of_bounds_on_zeros_and_keeps_its_cause(tmp_path):

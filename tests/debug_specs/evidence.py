@@ -1394,3 +1394,88 @@ first_difference_inplace = kcheck.Spec(
     reference=lambda x: x - torch.nn.functional.pad(x[:-1], (1, 0)),
     inputs=[kcheck.Tensor("N")], dims={"N": kcheck.Dim(nominal=4096, real=())}, dtypes=["fp32"],
     patterns=["randn"], seeds=1)
+
+
+# -- a wrong constant in the branch for the rare large values: on randn data the first failing size is where the data
+# -- first holds such a value (a threshold of the data, not of the size); it looks like failures past one block ----
+
+
+@triton.jit
+def _soft_clip_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    a = tl.abs(x)
+    outer = 1.57 + 0.1 * (a - 3.5)  # BUG: 1.75 (0.5 * 3.5), the inner branch's value at the knee
+    y = tl.where(a < 3.5, 0.5 * x, tl.where(x < 0, -outer, outer))
+    tl.store(out_ptr + offs, y, mask=mask)
+
+
+def _soft_clip(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    if x.numel():
+        _soft_clip_kernel[(triton.cdiv(x.numel(), 256),)](x, out, x.numel(), BLOCK=256)
+    return out
+
+
+def _soft_clip_ref(x: torch.Tensor) -> torch.Tensor:
+    x64 = x.double()
+    a = x64.abs()
+    return torch.where(a < 3.5, 0.5 * x64, torch.sign(x64) * (1.75 + 0.1 * (a - 3.5))).to(x.dtype)
+
+
+soft_clip_rare_branch = kcheck.Spec(
+    name="soft_clip_rare_branch", kernel=_soft_clip, reference=_soft_clip_ref,
+    inputs=[kcheck.Tensor("N")], dims={"N": kcheck.Dim(nominal=8192, real=())}, dtypes=["fp32"],
+    patterns=["randn"], seeds=1)
+
+
+# -- a square transpose in place by pairs of tiles, where both programs of a pair swap it: the second swaps it back.
+# -- One tile is right; past it the off-diagonal tiles hold their own values, which on arange inputs read as the
+# -- transposed positions' (for a transpose, "not moved" and "moved to the transposed place" are the same words) ---
+
+
+@triton.jit
+def _transpose_pairs_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    ti = tl.program_id(0)
+    tj = tl.program_id(1)
+    r = tl.arange(0, BLOCK)
+    rows_a = ti * BLOCK + r
+    cols_a = tj * BLOCK + r
+    mask_a = (rows_a < n)[:, None] & (cols_a < n)[None, :]
+    mask_b = (cols_a < n)[:, None] & (rows_a < n)[None, :]
+    a = tl.load(x_ptr + rows_a[:, None] * n + cols_a[None, :], mask=mask_a)
+    b = tl.load(x_ptr + cols_a[:, None] * n + rows_a[None, :], mask=mask_b)
+    # BUG: the programs below the diagonal (tj < ti) should return here: each pair is swapped by both of its programs
+    tl.store(x_ptr + cols_a[:, None] * n + rows_a[None, :], tl.trans(a), mask=mask_b)
+    tl.store(x_ptr + rows_a[:, None] * n + cols_a[None, :], tl.trans(b), mask=mask_a)
+
+
+def _transpose_pairs(x: torch.Tensor) -> torch.Tensor:
+    out = x.contiguous().clone()
+    n = out.shape[0]
+    if out.numel():
+        t = triton.cdiv(n, 16)
+        _transpose_pairs_kernel[(t, t)](out, n, BLOCK=16)
+    return out
+
+
+transpose_pairs_inplace = kcheck.Spec(
+    name="transpose_pairs_inplace", kernel=_transpose_pairs, reference=lambda x: x.t().contiguous(),
+    inputs=[kcheck.Tensor("N", "N")], dims={"N": kcheck.Dim(nominal=64, max=128, real=())}, dtypes=["fp32"],
+    patterns=["randn"], seeds=1)
+
+
+def _transpose_pairs_in_place(x: torch.Tensor) -> torch.Tensor:
+    n = x.shape[0]
+    if x.numel():
+        t = triton.cdiv(n, 16)
+        _transpose_pairs_kernel[(t, t)](x, n, BLOCK=16)
+    return x
+
+
+transpose_pairs_on_input = kcheck.Spec(
+    name="transpose_pairs_on_input", kernel=_transpose_pairs_in_place, reference=lambda x: x.t().contiguous(),
+    inputs=[kcheck.Tensor("N", "N", mutated=True)], dims={"N": kcheck.Dim(nominal=64, max=128, real=())},
+    dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1)

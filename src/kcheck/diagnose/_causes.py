@@ -70,6 +70,11 @@ OBSERVATIONS: dict[str, str] = {
                               "a read next to the ignored elements explains",
     "nonfinite-edge": "NaN/Inf computed on ordinary data, only at sizes that are not multiples of the block (masked "
                       "lanes computing on their fill value)",
+    "movement-written-twice": "the reference only moves values, and two programs store to the same element within "
+                              "the tensors",
+    "threshold-follows-data": "the size where the failures start along a dimension moves with the data's seed: a "
+                              "rare value in the data fails, not the size",
+    "threshold-holds-seeds": "the size where the failures start along a dimension is the same with other seeds",
     "oob-data-dependent": "the out-of-bounds accesses vanish on other values at the same shape: their addresses "
                           "come from the data (a table lookup, a gather, a bin) and nothing clamps them",
     "oob-any-data": "the out-of-bounds accesses stay on zeros and on ones at the same shape: the bound is fixed by "

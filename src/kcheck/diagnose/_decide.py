@@ -29,6 +29,10 @@ each of them predicts differently, within what is left of the budget, and record
 - **length** (an int32 offset past 2**31 vs a row too long for its sum; run whenever int32-overflow ranks first on a
   failing past-2**31 case that is also the longest along a dimension): that length alone, the other dimensions at
   their smallest. An offset needs the whole tensor past 2**31 elements to wrap; a long row's rounding fails there too.
+- **seeds** (a threshold of the size vs one of the data; run whenever a cause that reads sizes ranks first on failures
+  that start at one size, close scores or not): the largest passing size and the smallest failing one with other
+  seeds. A block's reach or an edge gives the same outcome whatever the seed; a rare value in the data (a bin or
+  table index out of its range, a branch for large values) moves the size where the failures start.
 - **swap** (an index error vs another cause): two inputs of the same shape passed in each other's place. A kernel
   that is right then reads its operands in each other's roles.
 
@@ -248,6 +252,57 @@ def _data(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decis
     return run.close("a bound fixed by the shape: the accesses go out of bounds whatever the values")
 
 
+#: Other seeds a size runs with in the seeds experiment, on each side of the threshold.
+SEEDS = 4
+
+
+def _seeds(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
+    """Failures that start at one size along a dimension read as a block's reach or an edge. On random data they can
+    start where the data first holds a rare value (a table index out of its range, a branch for large values), and
+    that size moves with the seed. The largest passing size below the threshold runs with other seeds, then the
+    smallest failing one: a size's threshold (a block, an edge) gives the same outcome whatever the seed. Each
+    outcome that differs from the first seed's is run again, so a race's lucky run does not count."""
+    if ev.base is None or ev.base.pattern != "randn":
+        return None
+    if facts.blocks:
+        d, t, f = facts.blocks[0]
+    elif facts.edge:
+        d, _, bad = facts.edge[0]
+        ok = [v for v, passed, _ in ev.sizes.get(d, []) if passed and v < min(bad)]
+        if not ok:
+            return None
+        t, f = max(ok), min(bad)
+    else:
+        return None
+    below, above = _with(ev.base, {d: t}, ev.spec), _with(ev.base, {d: f}, ev.spec)
+    if below.sizes[d] != t or above.sizes[d] != f or not _fits(p, ev, above.sizes):
+        return None
+    run = _Run(p, "seeds", pair)
+    others = [ev.base.seed + k for k in range(1, SEEDS + 1)]
+    for case, ok_first in ((below, True), (above, False)):
+        for s in others if ok_first else others[:SEEDS - 1]:
+            other = dataclasses.replace(case, seed=s)
+            r = run.run(other, f"{d}={case.sizes[d]} with seed {s}")
+            if r is None:
+                return run.close("")
+            if r.status in (Status.CRASHED, Status.TIMEOUT, Status.ERROR) or r.ok == ok_first:
+                continue
+            again = run.run(other, f"{d}={case.sizes[d]} with seed {s}, again")
+            first = run.run(case, f"{d}={case.sizes[d]} with seed {case.seed}, again")
+            if again is None or first is None or again.ok != r.ok or first.ok != ok_first:
+                continue  # an outcome that does not come back on the same inputs is timing, not the data
+            said = "fails" if not r.ok else "passes"
+            run.observe("threshold-follows-data", f"deciding experiment: {d}={case.sizes[d]} "
+                        f"{'passes' if ok_first else 'fails'} with seed {case.seed} and {said} with seed {s}, each "
+                        "twice: where the failures start along "
+                        f"{d} follows values in the data (a rare value that takes a branch, an index or a bin out of "
+                        "its range), not the size")
+            return run.close(f"a threshold of the data, not of {d}: the same size {said} with another seed")
+    run.observe("threshold-holds-seeds", f"deciding experiment: {d}={t} passes and {d}={f} fails with "
+                f"{SEEDS} other seeds too: the threshold is the size's")
+    return run.close(f"a threshold of {d}'s size: other seeds keep it")
+
+
 def _length(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
     """Only the past-2**31 case fails, and it is also the longest along a dimension (a row of 16.7M elements where
     every other case has at most thousands): an int32 offset wraps there, and so may a sum over that row lose its
@@ -455,6 +510,10 @@ ALWAYS: list[tuple[str, Callable[[list[str], Facts], bool], Experiment, Callable
     # a past-2**31 case that is also the longest row reads as an int32 overflow
     ("length", lambda r, f: r[0] == "int32-overflow" and f.has("large-only"), _length,
      lambda r: ("int32-overflow", _second(r))),
+    # failures that start at one size read as a block's reach or an edge to the causes that look at sizes: on random
+    # data that size may be where the data first holds a rare value
+    ("seeds", lambda r, f: r[0] in EDGE | {"missing-atomic"} and bool(f.blocks or f.edge), _seeds,
+     lambda r: (r[0], _second(r))),
     # out-of-bounds accesses at every size read as a missing bound to the edge causes, and as a wrong stride to the
     # index causes (whose addresses the shape fixes: an index taken from the data moves with it)
     ("data", lambda r, f: (r[0] in EDGE or r[0] in AXIS) and f.has("oob")

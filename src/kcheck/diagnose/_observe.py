@@ -972,6 +972,13 @@ class Facts:
                      f"is an input's, as many as the input holds) and the kernel writes {written} in place: "
                      "nothing is accumulated, so no partial result can be lost, but a program can read an element "
                      "another program has already overwritten")
+        # a movement gives each output element one owner: two programs storing to the same one (within the tensors:
+        # a store past a row's end lands on the next row's elements) move a pair twice, or one over the other
+        if ev.arange_permutes and self.has("race-write-write") and not self.has("oob"):
+            self.add("movement-written-twice", "the reference only moves values (on arange inputs every expected "
+                     "value is an input's, as many as the input holds), yet two programs store to the same element, "
+                     "within the tensors: each element has one owner in a movement, and a wrong stride or index "
+                     "maps the elements one to one too")
         if ev.minimal is not None and ev.configs:
             good = [label for label, r in ev.configs if r.ok]
             if good:

@@ -112,6 +112,9 @@ def _race_advice(ev: Evidence) -> str:
     if in_place_movement(ev) is not None:
         return ("an in-place move must read each element before any program overwrites it: let exactly one program "
                 "handle each pair or tile it exchanges (each swap once), or write into a separate output")
+    if ev.arange_permutes and any(f.kind == "race-WW" for f in ev.findings()):
+        return ("each element of a movement has one owner: let exactly one program handle each pair or tile it "
+                "exchanges (each swap once), so no two programs store to the same element")
     return "run compute-sanitizer racecheck; look for a missing barrier or atomic"
 
 
@@ -172,7 +175,7 @@ PROFILES: list[Profile] = [
             {"oob": 0.1, "edge-decided": 0.1, "crash-illegal-address": 0.05, "config-dependent": 0.05,
              "vector-edge": 0.05},
             {**_AXIS, "oob-single-lane": 0.15, "ragged-passes": 0.3, "edge-accesses-clean": 0.3, "noop": 0.3,
-             "oob-data-dependent": 0.3,
+             "oob-data-dependent": 0.3, "threshold-follows-data": 0.3,
              "layout-only": 0.3, "systematic-error": 0.3, "oob-vector": 0.3, "reads-one-past": 0.15,
              "unwritten-interior": 0.3, "ignores-last": 0.3, "ignores-tail": 0.3},
             advice=lambda ev: "add the bounds mask (offs < n) to the load/store at the line the checks name; run "
@@ -184,7 +187,7 @@ PROFILES: list[Profile] = [
              # wrong exactly past a parameter's value (a window, a band's width): the comparison with it is off
              ("param-threshold", "param-threshold-moves"): 0.8, ("param-threshold",): 0.6},
             {"edge-pattern": 0.0}, {**_AXIS, "reads-ignored": 0.3, "errors-beyond-boundary": 0.3,
-                                    "oob-data-dependent": 0.3},
+                                    "oob-data-dependent": 0.3, "threshold-follows-data": 0.3},
             advice=_off_by_one_advice),
     Profile("tail-tile-dropped", "output elements never written past the last full block (or an edge pattern with "
             "no access out of bounds)",
@@ -194,8 +197,9 @@ PROFILES: list[Profile] = [
              ("ignores-tail", "edge-pattern"): 0.85, ("ignores-tail",): 0.7, ("noop", "edge-pattern"): 0.8},
             {"edge-pattern": 0.05, "tail-errors": 0.03},
             # a dropped tail leaves elements as they were or loses their terms: it computes no NaN
+            # and it drops the same elements whatever the data: a threshold that moves with the seed is the data's
             {"oob": 0.3, "square-only": 0.3, "race-beyond-edge": 0.3, "past-one-block": 0.3,
-             "unwritten-interior": 0.3, "nonfinite-edge": 0.3, **_TIMING},
+             "unwritten-interior": 0.3, "nonfinite-edge": 0.3, "threshold-follows-data": 0.3, **_TIMING},
             advice=lambda ev: "check the grid (triton.cdiv, not //) and the loop bounds over tiles"),
     Profile("missing-atomic", "right up to one block and wrong past it, or races between programs",
             {("past-one-block",): 0.7, ("race-write-write",): 0.75, ("order-dependent",): 0.7,
@@ -208,7 +212,10 @@ PROFILES: list[Profile] = [
             # reads before the others have added theirs (what is wrong past one block is when it reads)
             {"edge-decided": 0.3, "square-only": 0.3, "nonfinite-large": 0.3, "nonfinite-zero": 0.3, "oob": 0.3,
              "race-read-only": 0.3, "differs-without-reduction": 0.3, "in-place-movement": 0.3,
-             "static-atomic-readback": 0.3, "param-threshold": 0.3},
+             "static-atomic-readback": 0.3, "param-threshold": 0.3, "threshold-follows-data": 0.3,
+             "movement-written-twice": 0.3},
+            # (programs that store to the same element lose updates where the data sends them there: a bin's count)
+            unless={"threshold-follows-data": "race-write-write"},
             advice=_atomic_advice),
     Profile("exp-overflow", "NaN/Inf only on large magnitudes, randn right",
             # finite errors beyond the same-precision baseline on ordinary data: a sum that loses precision (and may
@@ -286,8 +293,10 @@ PROFILES: list[Profile] = [
              ("swapped-roles",): 0.8, ("arange-misplaced",): 0.6, ("unwritten-interior",): 0.6},
             {"everywhere-wrong": 0.15, "ones-rescues": 0.1, "mixes-slices": 0.05},
             # an access whose address moves with the data is an index read from it: a stride's is fixed by the shape
+            # and a wrong stride or index maps elements one to one: two programs storing to the same element of a
+            # movement move it twice
             {"vector-ones-rescues": 0.3, "systematic-error": 0.3, "layout-only": 0.3, "value-band": 0.3,
-             "oob-data-dependent": 0.3, **_TIMING},
+             "oob-data-dependent": 0.3, "movement-written-twice": 0.3, **_TIMING},
             advice=lambda ev: "check the strides and the order of the indices (row * stride_row + col * stride_col); "
             "on arange inputs, read which element each wrong output came from"),
     Profile("missing-syncthreads", "a racecheck hazard in shared memory (or runs that differ, with shared memory)",
@@ -308,7 +317,7 @@ PROFILES: list[Profile] = [
             "adds atomically, and fails past one block)",
             # an in-place movement accumulates nothing: the programs that race, or that are right only as long as
             # one of them covers the tensor, read what another has overwritten
-            {("nondeterministic",): 0.75, ("race-read-only",): 0.78,
+            {("nondeterministic",): 0.75, ("race-read-only",): 0.78, ("movement-written-twice",): 0.88,
              ("in-place-movement", "race-between-programs"): 0.85, ("in-place-movement", "past-one-block"): 0.8,
              ("in-place-movement", "order-dependent"): 0.8, ("in-place-movement", "flaky"): 0.85, ("flaky",): 0.6,
              ("static-atomic-readback", "past-one-block"): 0.86, ("static-atomic-readback", "order-dependent"): 0.85,
@@ -350,7 +359,7 @@ PROFILES: list[Profile] = [
             # an index read from the data (a table lookup, a gather) that nothing clamps faults on the values that
             # put it far out; near ones read garbage, and the interpreter flags both
             {("crash",): 0.6, ("oob-data-dependent",): 0.8, ("crash", "oob-data-dependent"): 0.9},
-            {"crash-illegal-address": 0.0}, prior=_crash_prior, advice=_crash_advice),
+            {"crash-illegal-address": 0.0, "threshold-follows-data": 0.05}, prior=_crash_prior, advice=_crash_advice),
     Profile("tolerance", "every failure is at rounding level (a few times its tolerance)",
             {("all-rounding",): 0.55}, {"rounding-only": 0.05},
             {"baseline-only": 0.3, "error-grows": 0.3},
