@@ -67,3 +67,48 @@ def test_minimum_matches_the_gpu_and_propagate_nan_all_still_propagates():
         kept = min_one(x, True)
     assert dropped[:4].tolist() == [1.0, 1.0, -5.0, 0.5]  # min(NaN, 1) is 1 on a GPU
     assert torch.isnan(kept[0]) and kept[1:4].tolist() == [1.0, -5.0, 0.5]
+
+
+@triton.jit
+def _row_sums(x_ptr, out_ptr, K, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for k in range(0, K, BLOCK):  # a loop bound passed as an argument
+        offs = k + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * K + offs, mask=offs < K, other=0.0)
+    tl.store(out_ptr + row, tl.sum(acc, 0))
+
+
+def row_sums(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    out = torch.empty(x.shape[0], dtype=x.dtype, device=x.device)
+    if x.numel():
+        _row_sums[(x.shape[0],)](x, out, x.shape[1], BLOCK=64)
+    return out
+
+
+@pytest.mark.interpreter
+def test_a_loop_bound_passed_as_an_argument_runs_in_triton_36s_interpreter_under_numpy_24(monkeypatch):
+    """Triton 3.6's interpreter takes a loop bound's index as int() of a one-element 1-D array, which NumPy 2.4
+    refuses: every kernel with `for k in range(0, K, BLOCK)` raised a TypeError there (gemm and sum_reduction on the
+    H100's triton 3.6). That conversion is put back here as triton 3.6 has it; kcheck's route runs the kernel anyway."""
+    import numpy as np
+    from triton.runtime import interpreter
+
+    try:
+        int(np.zeros(1))
+        pytest.skip("this NumPy still converts a one-element array to a scalar")
+    except TypeError:
+        pass
+    original = interpreter._patch_lang_tensor
+
+    def as_in_triton_36(tensor, scope):  # type: ignore[no-untyped-def]
+        original(tensor, scope)
+        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data))
+
+    monkeypatch.setattr(interpreter, "_patch_lang_tensor", as_in_triton_36)
+    spec = kcheck.Spec(name="row_sums", kernel=row_sums, reference=lambda x: x.double().sum(1).to(x.dtype),
+                       inputs=[kcheck.Tensor("M", "K")], reduce=["K"], dtypes=["fp32"],
+                       dims={"M": kcheck.Dim(nominal=4, real=()), "K": kcheck.Dim(nominal=200, real=())})
+    report = kcheck.check(spec, tier="quick", large=False, cases="M=4,K=200,fp32,randn")
+    assert report.cases and all(c.status is kcheck.Status.PASSED for c in report.cases), kcheck.format_report(report)

@@ -11,7 +11,7 @@ Findings are :class:`kcheck._findings.Finding` records (tool "interpreter"; kind
 from ._checked import ORDERS, Benign, Report, checked
 from ._compat import TESTED_VERSIONS, InterpreterMismatch, internals
 from ._launch import Record, Region
-from ._semantics import gpu_semantics
+from ._semantics import gpu_semantics, scalar_index
 
 __all__ = ["ORDERS", "TESTED_VERSIONS", "Benign", "InterpreterMismatch", "Record", "Region", "Report", "checked",
-           "gpu_semantics", "internals"]
+           "gpu_semantics", "internals", "scalar_index"]

@@ -54,7 +54,7 @@ from ..compare import (
     rms_of_inputs,
     tolerance_for,
 )
-from ..interpret import checked, gpu_semantics
+from ..interpret import checked, gpu_semantics, scalar_index
 from ..properties import PropertyContext
 from ._grad import GradRules, check_gradients
 from ._poison import AMBIGUOUS, PoisonAllocations, poison_, unwritten_mask
@@ -86,12 +86,13 @@ def _short_traceback(exc: BaseException) -> str:
 def _quiet_interpreter() -> Iterator[None]:
     """Triton's interpreter runs kernels in numpy, which warns on every overflow a GPU performs silently; the
     results already show what matters. Warnings of a GPU run are left alone. The interpreter's maximum, minimum and
-    clamp treat NaN as a GPU does (``interpret.gpu_semantics``)."""
+    clamp treat NaN as a GPU does (``interpret.gpu_semantics``), and a loop bound passed as an argument is an index
+    whatever NumPy's version (``interpret.scalar_index``)."""
     if not interpreter_active():
         yield
         return
 
-    with warnings.catch_warnings(), gpu_semantics():
+    with warnings.catch_warnings(), gpu_semantics(), scalar_index():
         warnings.simplefilter("ignore", RuntimeWarning)
         yield
 
