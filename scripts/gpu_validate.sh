@@ -214,10 +214,14 @@ if want cross; then
   step cross_examples 0 $py -m kcheck check examples/ -q --tier quick --no-large --json "$out/cross_examples.json"
   $py - "$out/cross_examples.json" <<'PY'
 import json, sys
+from collections import Counter
 rows = [(s["name"], c["status"]) for s in json.load(open(sys.argv[1]))["specs"] for c in s["cases"]
         if c.get("interpreted") or ",interpreter," in c["id"]]
 print(len(rows), "interpreter cases:", sorted({st for _, st in rows}), sorted({n for n, _ in rows}))
+print("per Spec:", dict(Counter(rows)))
 PY
+  echo "== a script that calls kcheck at its top level, unguarded: every case says to add the __main__ guard"
+  step cross_unguarded_script 0 $py -m pytest -q -p no:cacheprovider tests/test_isolation.py -k top_level
 fi
 if want largelock; then
   echo "== two processes' past-2**31 cases on one GPU at once: they take turns (a lock file per GPU), both run"
