@@ -1,5 +1,6 @@
 """What each kind of debugger probe costs: ``kcheck.debug`` on small kernels with one planted bug each, every
-probe timed by its axis (size, padding, ends, transpose, decide, ...).
+probe timed by its axis (size, padding, ends, transpose, decide, ...; the seeds experiment's runs as
+``decide/seeds``).
 
     python benchmarks/probe_cost.py [SPEC_NAME ...]     (default: the evidence kernels of tests/debug_specs)
 
@@ -20,7 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 DEFAULT = ["row_mean_one_past", "row_mean_one_short", "row_sum_tail_skipped", "tile_ids_swapped",
-           "relpos_table_transposed", "flip_inplace_race", "stride_square_only", "cumsum_no_carry"]
+           "relpos_table_transposed", "flip_inplace_race", "stride_square_only", "cumsum_no_carry",
+           "soft_clip_rare_branch", "transpose_pairs_inplace"]
 
 
 def main(argv: list[str]) -> int:
@@ -39,8 +41,10 @@ def main(argv: list[str]) -> int:
         try:
             return plain_run(self, case, axis, label, variant, options)
         finally:
-            spent[axis] += time.perf_counter() - t0
-            counts[axis] += 1
+            # the seeds experiment's runs apart from the other deciding experiments'
+            key = "decide/seeds" if axis == "decide" and " with seed " in label else axis
+            spent[key] += time.perf_counter() - t0
+            counts[key] += 1
 
     _probe.Prober.run = timed  # type: ignore[method-assign]
     total: dict[str, float] = defaultdict(float)
