@@ -1731,6 +1731,83 @@ def test_the_data_experiment_reads_memchecks_own_statuses_on_a_gpu(monkeypatch, 
     assert said is {"clean": True, "errors": False, "unknown": None}[status]
 
 
+@pytest.mark.parametrize("memcheck_sees_it", [False, True])
+def test_an_access_only_the_interpreter_beside_the_gpu_saw_is_not_read_as_following_the_data(monkeypatch,
+                                                                                           memcheck_sees_it):
+    """A rotation whose source strides are swapped reads out of bounds at every non-square shape; on the H100 only
+    the interpreter's cases beside the GPU saw it (round 23). The data experiment reran that case on zeros on the
+    GPU, under memcheck, which does not see a read that lands in memory the process owns: "in bounds on zeros",
+    so kernel-crash 0.8 from an unclamped index that is no such thing. Now the same case on its own data runs
+    first under the GPU's check: when memcheck does not see the access there, the experiment settles nothing;
+    when it does, the experiment goes on as before."""
+    import types
+
+    import kcheck.sanitize
+    from kcheck._findings import Finding
+    from kcheck.diagnose import _decide
+    from kcheck.run import RunOptions
+    from kcheck.sanitize._run import SanitizeReport, ToolRun
+
+    asked = []
+
+    def fake_sanitize(spec, *, cases=None, **kw):  # type: ignore[no-untyped-def]
+        (c,) = cases
+        asked.append(c)
+        seen = memcheck_sees_it and c.pattern == "randn"
+        run = ToolRun("memcheck", "errors" if seen else "clean",
+                      findings=[types.SimpleNamespace(kind="out-of-bounds")] if seen else [])
+        return SanitizeReport(spec.name, [run])
+
+    monkeypatch.setattr(kcheck.sanitize, "sanitize", fake_sanitize)
+    spec = spec_of.wrong_constant
+    case = dataclasses.replace(next(c for c in kcheck.matrix(spec, tier="quick") if c.pattern == "randn"),
+                               interpreted=True)
+    oob = Finding(tool="interpreter", kind="out-of-bounds", severity="error", message="out-of-bounds read", file="k.py",
+                  line=3)
+    failing = [kcheck.CaseResult(case, Status.FAILED, findings=[oob])]
+    prober = types.SimpleNamespace(device=types.SimpleNamespace(is_gpu=True), left=lambda: 60.0,
+                                   options=RunOptions(), experiments=[],
+                                   run=lambda c, *a, **k: kcheck.CaseResult(c, Status.FAILED))
+    ev = Evidence(spec, None, failing)  # type: ignore[arg-type]
+    dec = _decide._data(prober, ev, None, ("edge-guard", "kernel-crash"))  # type: ignore[arg-type]
+    assert dec is not None and asked and not any(c.interpreted for c in asked)
+    kinds = _kinds(dec.observations)
+    if memcheck_sees_it:
+        assert "oob-data-dependent" in kinds and [c.pattern for c in asked] == ["randn", "zeros"], (kinds, asked)
+    else:
+        assert not kinds and dec.settled == "" and [c.pattern for c in asked] == ["randn"], (kinds, asked)
+
+
+def test_one_wrong_output_that_holds_its_transposed_positions_value_is_no_transposition():
+    """Round 23's in-place 3x3 erosion (a race: tiles read halos their neighbours had eroded) ranked
+    index-transposition 0.9 on the H100: of the wrong outputs decoded on arange inputs, one held the value expected
+    at its transposed position, next to the diagonal where a 3x3 minimum of arange finds it by chance. The hallmark
+    needs two such outputs at least, and most of those decoded."""
+    from kcheck.diagnose._sweep import Decoded
+
+    spec = spec_of.erode_in_place
+    report = kcheck.check(spec, tier="quick", large=False, cases="H=48,W=40,fp32,randn").specs[0]
+    ev = Evidence(spec, report, [r for r in report.cases if not r.ok])
+    coincidence = Decoded((32, 31), 1021.0, 900.0, (31, 32))
+    others = [Decoded((i, 5), 7.0, 9.0, None) for i in range(4)]
+    ev.arange = [coincidence, *others]
+    assert "arange-transposed" not in _kinds(Facts(ev).observations)
+    ev.arange = [coincidence, Decoded((5, 2), 82.0, 50.0, (2, 5)), *others[:1]]
+    assert "arange-transposed" in _kinds(Facts(ev).observations)
+
+
+def test_a_flat_launch_whose_grid_rounds_down_leaves_a_tail_not_interior_tiles(tmp_path):
+    """A 2-D update launched flat over its elements with `n // BLOCK` programs (round 23's wavelet threshold, H100:
+    index-transposition 0.6): the elements never written are the flat tail, rows past some point and part of the
+    row before them, which no row or column pattern named, so they read as tiles inside the output no program
+    wrote. The comparison now names the tail of the tensor read flat, past the last full block of 1024."""
+    diag = debug(spec_of.gain_flat_grid_floor, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "unwritten-interior" not in _kinds(diag.observations), text
+    assert diag.top is not None and diag.top.key == "tail-tile-dropped" and diag.top.score >= 0.7, text
+    assert not any(c.score >= 0.5 for c in diag.causes[1:]), text
+
+
 def test_memchecks_read_past_a_per_channel_operand_is_seen_as_the_interpreters_is():
     """PReLU with its slope read by row (round 21, H100): memcheck's out-of-bounds reads of the 1-D slope ranked
     edge-guard 0.7, where the interpreter's same finding on a CPU says the operand is indexed along a longer

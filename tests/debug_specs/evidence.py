@@ -1479,3 +1479,69 @@ transpose_pairs_on_input = kcheck.Spec(
     name="transpose_pairs_on_input", kernel=_transpose_pairs_in_place, reference=lambda x: x.t().contiguous(),
     inputs=[kcheck.Tensor("N", "N", mutated=True)], dims={"N": kcheck.Dim(nominal=64, max=128, real=())},
     dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1)
+
+
+# -- a 2-D elementwise update launched flat over all its elements, whose grid rounds down: the elements never written
+# -- are the flat tail (rows past some point and part of the row before them), which no row or column pattern names --
+
+
+@triton.jit
+def _gain_flat_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    tl.store(out_ptr + offs, 1.5 * x, mask=mask)
+
+
+def _gain_flat(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    n = x.numel()
+    if n // 1024:
+        _gain_flat_kernel[(n // 1024,)](x, out, n, BLOCK=1024)  # BUG: triton.cdiv(n, 1024)
+    return out
+
+
+gain_flat_grid_floor = kcheck.Spec(
+    name="gain_flat_grid_floor", kernel=_gain_flat, reference=lambda x: 1.5 * x,
+    inputs=[kcheck.Tensor("C", "L")], dims={"C": kcheck.Dim(nominal=48, real=()), "L": kcheck.Dim(nominal=33, real=())},
+    dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1)
+
+
+# -- a 3x3 minimum filter written into its input by tiles: each tile reads its halo from the neighbouring tiles, which
+# -- their own programs have already eroded (programs run one after another in the interpreter) -------------------
+
+
+@triton.jit
+def _erode_kernel(img_ptr, H, W, BLOCK: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    inside = (rows < H)[:, None] & (cols < W)[None, :]
+    acc = tl.full([BLOCK, BLOCK], float("inf"), tl.float32)
+    for dy in range(-1, 2):
+        for dx in range(-1, 2):
+            r = rows[:, None] + dy
+            c = cols[None, :] + dx
+            ok = inside & (r >= 0) & (r < H) & (c >= 0) & (c < W)
+            acc = tl.minimum(acc, tl.load(img_ptr + r * W + c, mask=ok, other=float("inf")))
+    tl.store(img_ptr + rows[:, None] * W + cols[None, :], acc, mask=inside)  # BUG: reads must come from a copy
+
+
+def _erode_in_place(img: torch.Tensor) -> torch.Tensor:
+    H, W = img.shape
+    if img.numel():
+        _erode_kernel[(triton.cdiv(H, 16), triton.cdiv(W, 16))](img, H, W, BLOCK=16)
+    return img
+
+
+def _erode_ref(img: torch.Tensor) -> torch.Tensor:
+    x = img.double()[None, None]
+    padded = torch.nn.functional.pad(x, (1, 1, 1, 1), value=float("inf"))
+    return (-torch.nn.functional.max_pool2d(-padded, 3, stride=1))[0, 0].to(img.dtype)
+
+
+erode_in_place = kcheck.Spec(
+    name="erode_in_place", kernel=_erode_in_place, reference=_erode_ref,
+    inputs=[kcheck.Tensor("H", "W", mutated=True)],
+    dims={"H": kcheck.Dim(nominal=48, max=128, real=()), "W": kcheck.Dim(nominal=40, max=128, real=())},
+    dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1)

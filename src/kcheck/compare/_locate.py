@@ -160,6 +160,23 @@ def _locate_1d(mask: torch.Tensor) -> Location:
     return Location("scattered", f"scattered: {idx.numel()} elements between {lo} and {hi} (first: {_fmt_list(idx)})")
 
 
+def _flat_tail(m: torch.Tensor) -> Location | None:
+    """The wrong elements are exactly the last partial block of the tensor read flat (row-major), as a 1-D launch
+    over all of its elements leaves them when its grid rounds down: rows past some point and part of the row before
+    them, which no row or column pattern names. None otherwise."""
+    flat = m.reshape(-1)
+    n = flat.numel()
+    idx = flat.nonzero().view(-1)
+    lo, hi = _span(idx)
+    if hi != n - 1 or idx.numel() != hi - lo + 1:
+        return None
+    blocks = _tail_blocks(lo, hi, n)
+    if not blocks or (n // blocks[-1]) * blocks[-1] != lo:
+        return None
+    return Location("tail", f"tail of the tensor read flat: elements {lo}..{hi} in row-major order, "
+                            f"{_past_block(blocks, n)}")
+
+
 def _locate_2d(m: torch.Tensor, rows_name: str) -> Location:
     nrows, ncols = m.shape
     rows = m.any(dim=1).nonzero().view(-1)
@@ -178,6 +195,9 @@ def _locate_2d(m: torch.Tensor, rows_name: str) -> Location:
         return Location("tail-columns", f"tail columns {c0}..{c1}, {_past_block(bc, ncols)}, in {row_txt}")
     if br:
         return Location("tail-rows", f"tail rows {r0}..{r1}, {_past_block(br, nrows)}, in {col_txt}")
+    flat = _flat_tail(m)
+    if flat is not None:
+        return flat
     for t in _BLOCKS:
         if r0 // t == r1 // t and c0 // t == c1 // t and (nrows > t or ncols > t):
             return Location("tile", f"one tile: rows {r0}..{r1}, columns {c0}..{c1} (tile ({r0 // t}, {c0 // t}) "
