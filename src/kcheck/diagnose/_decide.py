@@ -309,8 +309,8 @@ def _seeds(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Deci
                         f"{d} follows values in the data (a rare value that takes a branch, an index or a bin out of "
                         "its range), not the size")
             return run.close(f"a threshold of the data, not of {d}: the same size {said} with another seed")
-    run.observe("threshold-holds-seeds", f"deciding experiment: {d}={t} passes and {d}={f} fails with "
-                f"{SEEDS} other seeds too: the threshold is the size's")
+    run.observe("threshold-holds-seeds", f"deciding experiment: {d}={t} passes with {SEEDS} other seeds and {d}={f} "
+                f"fails with {SEEDS - 1}: the threshold is the size's")
     return run.close(f"a threshold of {d}'s size: other seeds keep it")
 
 
