@@ -389,6 +389,8 @@ class Isolated:
         if self._proc is not None and _alive(self._proc):
             assert self._conn is not None
             return self._conn
+        if self._refused:
+            raise _NoWorker(self._refused)
         self._stop()
         self._start()
         assert self._conn is not None
@@ -411,13 +413,10 @@ class Isolated:
         """Run one case in the worker; ``timeout`` (default: the worker's) bounds it, ``math.inf`` waits forever."""
         limit = self.timeout if timeout is None else timeout
         t0 = time.perf_counter()
-        if self._refused:  # every worker would import the same main script: no second try, for no case
-            return _synthetic(case, Status.ERROR, f"not run: {self._refused}; the kernel never ran", t0,
-                              ReasonKind.NO_WORKER)
         try:
             conn = self._ready()
         except _NoWorker:
-            if self._refused:
+            if self._refused:  # every worker would import the same main script: no second try, for no case
                 return _synthetic(case, Status.ERROR, f"not run: {self._refused}; the kernel never ran", t0,
                                   ReasonKind.NO_WORKER)
             # a worker dies before it runs anything of the user's (its CUDA start out of memory beside a large case
