@@ -10,7 +10,11 @@ Patched (on the classes of ``triton.runtime.interpreter``, only while a ``checke
   interpreter's loop (another one than it asks for when the order is reversed or random);
 - ``InterpreterBuilder.create_masked_load`` / ``create_masked_store`` / ``create_atomic_rmw`` / ``create_atomic_cas``:
   every memory access (plain loads and stores, block pointers and tensor descriptors all end there). Out-of-bounds
-  lanes are masked off (atomic CAS lanes redirected to a scratch word) before the interpreter runs the access.
+  lanes are masked off (atomic CAS lanes redirected to a scratch word) before the interpreter runs the access;
+- the builder's pointer operations (``create_addptr``, ``create_splat``, ``create_broadcast``, ...): each pointer
+  they make carries the address of the tensor argument it was computed from, so an access is checked against that
+  tensor, not against whichever allocation it lands in. Those that a Triton lacks are left out: their pointers
+  are checked against every tensor of the launch.
 """
 
 from __future__ import annotations
@@ -209,7 +213,8 @@ def _masked_load(self: Any, ptrs: Any, mask: Any, *rest: Any, **kw: Any) -> Any:
     s = _active()
     launch = s.launch if s is not None else None
     if launch is not None and s is not None:
-        m = launch.access(ptrs.data, _mask_data(mask), _itemsize(ptrs), "read", s.where)
+        m = launch.access(ptrs.data, _mask_data(mask), _itemsize(ptrs), "read", s.where,
+                          root=_access_root(ptrs, s.ti.handle_cls))
         if m is not None:
             mask = _new_mask(s.ti, mask, m)
     return _ORIGINAL["InterpreterBuilder.create_masked_load"](self, ptrs, mask, *rest, **kw)
@@ -219,7 +224,8 @@ def _masked_store(self: Any, ptrs: Any, value: Any, mask: Any, *rest: Any, **kw:
     s = _active()
     launch = s.launch if s is not None else None
     if launch is not None and s is not None:
-        m = launch.access(ptrs.data, _mask_data(mask), _itemsize(ptrs), "write", s.where)
+        m = launch.access(ptrs.data, _mask_data(mask), _itemsize(ptrs), "write", s.where,
+                          root=_access_root(ptrs, s.ti.handle_cls))
         if m is not None:
             mask = _new_mask(s.ti, mask, m)
     return _ORIGINAL["InterpreterBuilder.create_masked_store"](self, ptrs, value, mask, *rest, **kw)
@@ -230,7 +236,7 @@ def _atomic_rmw(self: Any, op: Any, ptr: Any, val: Any, mask: Any, sem: Any, *re
     launch = s.launch if s is not None else None
     if launch is not None and s is not None:
         m = launch.access(ptr.data, _mask_data(mask), _itemsize(ptr), "atomic", s.where,
-                          sync=sem != s.ti.relaxed)
+                          sync=sem != s.ti.relaxed, root=_access_root(ptr, s.ti.handle_cls))
         if m is not None:
             mask = _new_mask(s.ti, mask, m)
     return _ORIGINAL["InterpreterBuilder.create_atomic_rmw"](self, op, ptr, val, mask, sem, *rest, **kw)
@@ -240,11 +246,62 @@ def _atomic_cas(self: Any, ptr: Any, cmp: Any, val: Any, sem: Any, *rest: Any, *
     s = _active()
     launch = s.launch if s is not None else None
     if launch is not None and s is not None:
-        m = launch.access(ptr.data, None, _itemsize(ptr), "atomic", s.where, sync=sem != s.ti.relaxed)
+        m = launch.access(ptr.data, None, _itemsize(ptr), "atomic", s.where, sync=sem != s.ti.relaxed,
+                          root=_access_root(ptr, s.ti.handle_cls))
         if m is not None:  # no mask to clear: point the bad lanes at a scratch word
             scratch = np.uint64(s._scratch.ctypes.data)
             ptr = s.ti.handle_cls(np.where(m, ptr.data, scratch).astype(np.uint64), ptr.dtype)
     return _ORIGINAL["InterpreterBuilder.create_atomic_cas"](self, ptr, cmp, val, sem, *rest, **kw)
+
+
+# -- where a pointer comes from ----------------------------------------------------------------------------------------
+_ROOT = "_kcheck_root"  # attribute set on the interpreter's pointer TensorHandles
+_MIXED = -1  # computed from several tensors, or from an address kcheck did not follow
+
+#: Builder methods that make pointers out of pointers without touching memory: the result keeps its operands' root.
+POINTER_OPS = ("create_addptr", "create_splat", "create_broadcast", "create_expand_dims", "create_reshape",
+               "create_trans", "create_select", "create_cat", "create_join", "create_split", "create_bitcast",
+               "create_unsplat")
+
+
+def _root(h: Any, handle_cls: type) -> int | None:
+    """The address of the tensor argument a pointer handle was computed from; ``_MIXED`` when unknown; None for a
+    handle that is not a pointer. A one-element pointer no operation made is a kernel argument (or a pointer made
+    from an integer): its own address is its root."""
+    if not isinstance(h, handle_cls):
+        return None
+    is_ptr = getattr(h.dtype, "is_ptr", None)
+    if is_ptr is None or not is_ptr():
+        return None
+    root = getattr(h, _ROOT, None)
+    if root is not None:
+        return int(root)
+    data = h.data
+    if isinstance(data, np.ndarray) and data.size == 1:
+        return int(data.reshape(-1)[0]) & (2**64 - 1)
+    return _MIXED
+
+
+def _pointer_op(key: str) -> Callable[..., Any]:
+    def wrapper(self: Any, *args: Any, **kw: Any) -> Any:
+        out = _ORIGINAL[key](self, *args, **kw)
+        s = _active()
+        if s is not None and s.launch is not None:
+            cls = s.ti.handle_cls
+            roots = {r for a in (*args, *kw.values()) if (r := _root(a, cls)) is not None}
+            if roots:
+                root = roots.pop() if len(roots) == 1 else _MIXED
+                for o in out if isinstance(out, tuple) else (out,):
+                    if _root(o, cls) is not None:
+                        setattr(o, _ROOT, root)
+        return out
+
+    return wrapper
+
+
+def _access_root(ptrs: Any, handle_cls: type) -> int | None:
+    r = _root(ptrs, handle_cls)
+    return None if r is None or r == _MIXED else r
 
 
 def _mask_data(mask: Any) -> np.ndarray | None:
@@ -279,7 +336,11 @@ _PATCHES: dict[str, Callable[..., Any]] = {
 
 def _install(ti: Internals) -> None:
     classes = {"GridExecutor": ti.executor_cls, "InterpreterBuilder": ti.builder_cls}
-    for key, wrapper in _PATCHES.items():
+    patches = dict(_PATCHES)
+    for meth in POINTER_OPS:
+        if callable(ti.builder_cls.__dict__.get(meth)):
+            patches[f"InterpreterBuilder.{meth}"] = _pointer_op(f"InterpreterBuilder.{meth}")
+    for key, wrapper in patches.items():
         cls_name, meth = key.split(".")
         cls = classes[cls_name]
         original = cls.__dict__[meth]

@@ -110,6 +110,7 @@ class Launch:
         self.regions: list[Region] = []
         self._lo = np.empty(0, np.int64)  # merged, sorted [lo, hi) intervals: where accesses are valid
         self._hi = np.empty(0, np.int64)
+        self._homes: dict[int, tuple[np.ndarray, np.ndarray, Region] | None] = {}
         self.grid = (1, 1, 1)
         self.order = np.zeros(1, np.int64)  # program (linear index) run at each step
         self.step = 0
@@ -127,15 +128,33 @@ class Launch:
     # -- set-up -----------------------------------------------------------------------------------------------------
     def set_regions(self, regions: list[Region]) -> None:
         self.regions = regions
-        spans = sorted((r.lo, r.hi) for r in regions if r.hi > r.lo)
-        merged: list[list[int]] = []
-        for lo, hi in spans:
-            if merged and lo <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], hi)
-            else:
-                merged.append([lo, hi])
-        self._lo = np.array([m[0] for m in merged], dtype=np.int64)
-        self._hi = np.array([m[1] for m in merged], dtype=np.int64)
+        self._lo, self._hi = _merged(regions)
+        self._homes = {}
+
+    def home(self, root: int | None) -> tuple[np.ndarray, np.ndarray, Region] | None:
+        """Where an access through a pointer derived from the address ``root`` (a tensor argument's data pointer) may
+        land: the tensor holding ``root`` and every tensor overlapping it (views of one storage, an output aliased
+        to an input), as merged spans, with the smallest tensor holding ``root``. None when no tensor holds it (the
+        check then falls back to every tensor of the launch, as compute-sanitizer's does)."""
+        if root is None or root < 0:
+            return None
+        if root in self._homes:
+            return self._homes[root]
+        holding = [r for r in self.regions if r.lo <= root < r.hi]
+        found: tuple[np.ndarray, np.ndarray, Region] | None = None
+        if holding:
+            group = list(holding)
+            grew = True
+            while grew:
+                grew = False
+                for r in self.regions:
+                    if r not in group and r.hi > r.lo and any(r.lo < g.hi and g.lo < r.hi for g in group):
+                        group.append(r)
+                        grew = True
+            lo, hi = _merged(group)
+            found = (lo, hi, min(holding, key=lambda r: r.size))
+        self._homes[root] = found
+        return found
 
     def set_grid(self, grid: tuple[int, int, int]) -> None:
         self.grid = grid
@@ -174,14 +193,21 @@ class Launch:
 
     # -- the check of one access ------------------------------------------------------------------------------------
     def access(self, ptrs: np.ndarray, mask: np.ndarray | None, size: int, direction: str,
-               where: Callable[[], tuple[str | None, int | None]], sync: bool = False) -> np.ndarray | None:
+               where: Callable[[], tuple[str | None, int | None]], sync: bool = False,
+               root: int | None = None) -> np.ndarray | None:
         """Check the addresses of one load/store/atomic under its mask; record out-of-bounds lanes and (for races)
         the addresses touched. Returns the mask with out-of-bounds lanes off, or None when every lane was in bounds.
+
+        ``root``: the address of the tensor argument the pointers were computed from, when known. Their lanes must
+        then land in that tensor (or one overlapping it): a read past the end of one tensor that happens to land
+        inside the next allocation is still out of bounds, although compute-sanitizer cannot see it. Without it,
+        any tensor of the launch counts.
         """
         a = ptrs.view(np.int64) if ptrs.dtype.itemsize == 8 else ptrs.astype(np.int64)
         if mask is not None:  # a scalar mask (``b < B``) may come as another integer type: index by lanes, not values
             mask = np.broadcast_to(np.asarray(mask, dtype=bool), a.shape)
-        lo, hi = self._lo, self._hi
+        home = self.home(root)
+        lo, hi = (self._lo, self._hi) if home is None else home[:2]
         if lo.size == 1:
             ok = (a >= lo[0]) & (a <= hi[0] - size)
         elif lo.size == 0:
@@ -195,7 +221,7 @@ class Launch:
         if bad.any():
             file, line = where()
             good = ok if mask is None else mask & ok
-            self._out_of_bounds(a, bad, a[good], size, direction, file, line)
+            self._out_of_bounds(a, bad, a[good], size, direction, file, line, home[2] if home else None)
             new_mask = ok if mask is None else mask & ok
         if self.races:
             live = new_mask if new_mask is not None else mask
@@ -240,11 +266,13 @@ class Launch:
         return self.nearest(addr, size)
 
     def _out_of_bounds(self, a: np.ndarray, bad: np.ndarray, in_bounds: np.ndarray, size: int, direction: str,
-                       file: str | None, line: int | None) -> None:
+                       file: str | None, line: int | None, home: Region | None = None) -> None:
         flat = np.flatnonzero(bad)
         lane = tuple(int(v) for v in np.unravel_index(int(flat[0]), bad.shape))
         addr = int(a[lane]) & (2**64 - 1)
-        region, dist = self.owner(addr if addr < 2**63 else addr - 2**64, size, in_bounds)
+        signed = addr if addr < 2**63 else addr - 2**64
+        region, dist = (home, _distance(home, signed, size)) if home is not None else self.owner(signed, size,
+                                                                                                 in_bounds)
         pid = self.pid
         msg = (f"out-of-bounds {direction} of {size} bytes at 0x{addr:x} in lane {lane} of program "
                f"({pid[0]},{pid[1]},{pid[2]})")
@@ -256,6 +284,10 @@ class Launch:
                 # compute-sanitizer's count, kept for one vocabulary: "1 bytes after" is the first byte past the end
                 msg += (", the access starting right at its end" if addr == region.hi
                         else f", the access starting {addr - region.hi} bytes past its end")
+        if home is not None:
+            inside = self._region_of(signed)
+            if inside is not None and inside is not home:
+                msg += f", inside tensor '{inside.name}' (an allocation it was not computed from)"
         if flat.size > 1:
             msg += f"; {flat.size} of {bad.size} lanes out of bounds"
         finding = Finding(tool=TOOL, kind="out-of-bounds", severity="error", message=msg, kernel=self.kernel,
@@ -367,6 +399,17 @@ class Launch:
     def _region_of(self, addr: int) -> Region | None:
         inside = [r for r in self.regions if r.lo <= addr < r.hi]
         return min(inside, key=lambda r: r.size) if inside else None
+
+
+def _merged(regions: Iterable[Region]) -> tuple[np.ndarray, np.ndarray]:
+    """The regions' bytes as sorted, disjoint [lo, hi) spans."""
+    merged: list[list[int]] = []
+    for lo, hi in sorted((r.lo, r.hi) for r in regions if r.hi > r.lo):
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    return (np.array([m[0] for m in merged], dtype=np.int64), np.array([m[1] for m in merged], dtype=np.int64))
 
 
 def _distance(r: Region, addr: int, size: int) -> int:
