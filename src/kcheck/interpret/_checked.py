@@ -264,7 +264,7 @@ POINTER_OPS = ("create_addptr", "create_splat", "create_broadcast", "create_expa
                "create_unsplat")
 
 
-def _root(h: Any, handle_cls: type) -> int | None:
+def _root(h: Any, handle_cls: Any) -> int | None:
     """The address of the tensor argument a pointer handle was computed from; ``_MIXED`` when unknown; None for a
     handle that is not a pointer. A one-element pointer no operation made is a kernel argument (or a pointer made
     from an integer): its own address is its root."""
@@ -299,7 +299,7 @@ def _pointer_op(key: str) -> Callable[..., Any]:
     return wrapper
 
 
-def _access_root(ptrs: Any, handle_cls: type) -> int | None:
+def _access_root(ptrs: Any, handle_cls: Any) -> int | None:
     r = _root(ptrs, handle_cls)
     return None if r is None or r == _MIXED else r
 
