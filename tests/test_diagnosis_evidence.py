@@ -1859,3 +1859,15 @@ def test_accesses_that_follow_the_data_contradict_a_wrong_stride():
     ranked = _ranked("arange-misplaced", "everywhere-wrong", "ones-rescues", "oob", "oob-wide", "race-between-programs",
                      "race-read-only", "oob-data-dependent", "gross")
     assert ranked[0] == "kernel-crash", ranked
+
+
+def test_an_access_out_of_bounds_at_the_tiles_origin_is_no_missing_mask(tmp_path):
+    """A 2-D mirror whose source strides are swapped, every mask in place (round 23's rotation, H100: edge-guard 0.7):
+    its out-of-bounds reads of many lanes read as a missing mask. A missing mask lets through only the lanes past an
+    edge; here program (0,0,0) reads its tile's first element (W - 1) rows down, past the end of the tensor. That
+    contradicts the edge causes and points at the address formula."""
+    diag = debug(spec_of.mirror_strides_swapped, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "oob-at-origin" in _kinds(diag.observations), text
+    assert diag.top is not None and diag.top.key == "index-transposition", text
+    assert not any(c.score >= 0.7 for c in diag.causes if c.key in ("edge-guard", "off-by-one-mask")), text

@@ -1540,3 +1540,30 @@ erode_in_place = kcheck.Spec(
     inputs=[kcheck.Tensor("H", "W", mutated=True)],
     dims={"H": kcheck.Dim(nominal=48, max=128, real=()), "W": kcheck.Dim(nominal=40, max=128, real=())},
     dtypes=["fp32"], patterns=["randn"], layouts=("contiguous",), seeds=1)
+
+
+# -- a 2-D mirror (out[i, j] = x[i, W - 1 - j]) whose source strides are swapped: the first program's first element
+# -- is read (W - 1) rows down, past the end of a wide tensor, although every mask is there -----------------------
+
+
+@triton.jit
+def _mirror_kernel(x_ptr, out_ptr, H, W, sxh, sxw, soh, sow, BLOCK: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    inside = (rows < H)[:, None] & (cols < W)[None, :]
+    src = x_ptr + rows[:, None] * sxw + (W - 1 - cols)[None, :] * sxh  # BUG: rows * sxh + (W - 1 - cols) * sxw
+    tl.store(out_ptr + rows[:, None] * soh + cols[None, :] * sow, tl.load(src, mask=inside), mask=inside)
+
+
+def _mirror(x: torch.Tensor) -> torch.Tensor:
+    H, W = x.shape
+    out = torch.empty_like(x)
+    if x.numel():
+        _mirror_kernel[(triton.cdiv(H, 16), triton.cdiv(W, 16))](x, out, H, W, *x.stride(), *out.stride(), BLOCK=16)
+    return out
+
+
+mirror_strides_swapped = kcheck.Spec(
+    name="mirror_strides_swapped", kernel=_mirror, reference=lambda x: x.flip(1),
+    inputs=[kcheck.Tensor("H", "W")], dims={"H": kcheck.Dim(nominal=40, real=()), "W": kcheck.Dim(nominal=72, real=())},
+    dtypes=["fp32"], patterns=["randn"], seeds=1)

@@ -164,6 +164,8 @@ OBSERVATIONS: dict[str, str] = {
     "vector-edge": "a 1-D operand is read past its end only where a size is not a multiple of the block",
     "differs-without-reduction": "runs differ and the Spec reduces no dimension across programs",
     "oob-wide": "an out-of-bounds access of many lanes at once (not one element past the end)",
+    "oob-at-origin": "the first element of program (0,0,0)'s tile accessed past the tensor's end, every dimension 8 or "
+    "more: the address formula is wrong at its origin, which no missing mask explains",
     "race-write-write": "programs write the same global element (write-write races): updates can be lost",
     "race-read-only": "every race is a program reading what another writes, none writes the same element",
     "partly-written": "in some failing case the output is written except for a part (not a kernel that never runs)",
@@ -241,6 +243,7 @@ class Diagnosis:
     budget_seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     observations: list[Observation] = field(default_factory=list)  # everything the experiments showed
+    not_run: str = ""  # why no case ran (skipped here, untrusted, no worker), when none passed or failed
 
     @property
     def top(self) -> Cause | None:

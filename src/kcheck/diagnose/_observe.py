@@ -489,6 +489,18 @@ class Facts:
                      "just past the end: a bound off by one")
         elif oob:
             self.add("oob-wide", f"out-of-bounds accesses of many lanes at once ({oob[0].message[:120]})")
+        # a missing or off-by-one mask lets the lanes past an edge through, never the first element of the first
+        # program's tile: that element lying past the tensor's end (every dimension of the case 8 or more, so no
+        # neighbour read of a tiny tensor explains it) is an address formula wrong at its origin
+        origin = [(r.case, f) for r in self.results if r.case.sizes and min(r.case.sizes.values()) >= 8
+                  for f in r.findings if f.kind == "out-of-bounds" and f.tool == "interpreter"
+                  and f.block == (0, 0, 0) and f.lane is not None and not any(f.lane)
+                  and (f.distance or 0) > 0 and (f.allocation_size or 0) > 0]
+        if origin:
+            case, f = origin[0]
+            self.add("oob-at-origin", f"the first element of program (0,0,0)'s tile is read or written past the "
+                     f"tensor's end ({case.id}: {f.message[:140]}): a missing mask lets through only lanes past an "
+                     "edge; the address formula is wrong at its origin")
         # the interpreter's findings come with their case; compute-sanitizer's with the one case it ran on
         vec = [(r.case, f) for r in self.results for f in r.findings
                if f.kind == "out-of-bounds" and _on_vector(ev, r.case.sizes, f)]

@@ -177,7 +177,7 @@ PROFILES: list[Profile] = [
             {**_AXIS, "oob-single-lane": 0.15, "ragged-passes": 0.3, "edge-accesses-clean": 0.3, "noop": 0.3,
              "oob-data-dependent": 0.3, "threshold-follows-data": 0.3,
              "layout-only": 0.3, "systematic-error": 0.3, "oob-vector": 0.3, "reads-one-past": 0.15,
-             "unwritten-interior": 0.3, "ignores-last": 0.3, "ignores-tail": 0.3},
+             "unwritten-interior": 0.3, "ignores-last": 0.3, "ignores-tail": 0.3, "oob-at-origin": 0.3},
             advice=lambda ev: "add the bounds mask (offs < n) to the load/store at the line the checks name; run "
             "compute-sanitizer memcheck (or kcheck in the interpreter) on the failing size for the line"),
     Profile("off-by-one-mask", "each out-of-bounds access is a single lane, one element past the end (or only the "
@@ -187,7 +187,8 @@ PROFILES: list[Profile] = [
              # wrong exactly past a parameter's value (a window, a band's width): the comparison with it is off
              ("param-threshold", "param-threshold-moves"): 0.8, ("param-threshold",): 0.6},
             {"edge-pattern": 0.0}, {**_AXIS, "reads-ignored": 0.3, "errors-beyond-boundary": 0.3,
-                                    "oob-data-dependent": 0.3, "threshold-follows-data": 0.3},
+                                    "oob-data-dependent": 0.3, "threshold-follows-data": 0.3,
+                                    "oob-at-origin": 0.3},
             advice=_off_by_one_advice),
     Profile("tail-tile-dropped", "output elements never written past the last full block (or an edge pattern with "
             "no access out of bounds)",
@@ -290,7 +291,10 @@ PROFILES: list[Profile] = [
             advice=lambda ev: "check which index the per-channel operand is read with (column vs row, % N vs % M)"),
     Profile("index-transposition", "passes on square shapes only, or matches a transposed reference",
             {("transposed-reference",): 0.9, ("arange-transposed",): 0.9, ("square-only",): 0.8,
-             ("swapped-roles",): 0.8, ("arange-misplaced",): 0.6, ("unwritten-interior",): 0.6},
+             ("swapped-roles",): 0.8, ("arange-misplaced",): 0.6, ("unwritten-interior",): 0.6,
+             # an address wrong at the tile's origin, fixed by the shape: a formula (strides, the order of the
+             # indices), not an index read from the data, which "oob-data-dependent" contradicts
+             ("oob-at-origin",): 0.5},
             {"everywhere-wrong": 0.15, "ones-rescues": 0.1, "mixes-slices": 0.05},
             # an access whose address moves with the data is an index read from it: a stride's is fixed by the shape
             # and a wrong stride or index maps elements one to one: two programs storing to the same element of a
