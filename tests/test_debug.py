@@ -3,12 +3,14 @@
 import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
 
 import kcheck
 from kcheck._device import interpreter_active
+from kcheck.cli import ExitCode, main
 from kcheck.diagnose import BUG_CLASSES, debug, doctor, format_diagnosis
 from kcheck.diagnose._probe import Prober
 from kcheck.diagnose._rules import diagnose
@@ -55,6 +57,29 @@ def test_a_correct_spec_has_nothing_to_debug(tmp_path):
     diag = debug(bugs.correct, out_dir=tmp_path)
     assert not diag.failed and diag.causes == [] and diag.experiments == [] and diag.repro is None
     assert "every case passed" in format_diagnosis(diag)
+
+
+def test_a_spec_none_of_whose_cases_ran_is_not_said_to_pass(tmp_path):
+    """Every case of a script with no `if __name__ == "__main__":` guard is an error no worker could start (the
+    worker imports the main script again), and every case of a CUDA C Spec is skipped on a CPU. The debugger said
+    "every case passed; nothing to debug" for both, and `kcheck debug` exited 0: now it says no case ran, and why,
+    and exits with the code for "could not be checked here"."""
+    import dataclasses
+
+    from kcheck._results import Reason, ReasonKind, Status
+
+    report = kcheck.check(bugs.correct, tier="quick", large=False).specs[0]
+    refused = Reason('not run: the main script calls kcheck at its top level; put that call under if __name__ == '
+                     '"__main__":; the kernel never ran', ReasonKind.NO_WORKER)
+    report.cases = [dataclasses.replace(r, status=Status.ERROR, reasons=[refused]) for r in report.cases]
+    diag = debug(bugs.correct, report=report, out_dir=tmp_path)
+    text = format_diagnosis(diag)
+    assert not diag.failed and "every case passed" not in text, text
+    assert "no case ran here" in text and '__name__ == "__main__"' in text, text
+
+    path = str(Path(__file__).resolve().parents[1] / "examples" / "cuda_transpose.py")
+    code = main(["debug", path, "--budget", "5", "--out", str(tmp_path), "--tier", "quick"])
+    assert code == ExitCode.UNKNOWN
 
 
 def test_the_budget_bounds_the_experiments(tmp_path):

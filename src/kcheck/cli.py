@@ -321,7 +321,10 @@ def _debug(args: argparse.Namespace) -> int:
         console.print(f"HTML report: {path}", highlight=False)
     if broken:
         return ExitCode.NO_SPECS
-    return ExitCode.FAILED if any(d.failed for d in diagnoses.values()) else ExitCode.OK
+    if any(d.failed for d in diagnoses.values()):
+        return ExitCode.FAILED
+    # a Spec none of whose cases ran was not debugged: that is no pass
+    return ExitCode.UNKNOWN if any(d.not_run for d in diagnoses.values()) else ExitCode.OK
 
 
 def _doctor(args: argparse.Namespace) -> int:

@@ -116,6 +116,11 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
     if not failing and findings is None and sanitize and dev.is_gpu:  # right values; the accesses may be wrong
         ev.sanitizer, sanitized_note = _sanitize_passing(spec, dev, budget or default_budget(dev))
     diag = Diagnosis(spec.name, failed=bool(failing or ev.sanitizer), budget_seconds=budget or default_budget(dev))
+    if not failing and not any(r.status is Status.PASSED for r in report.cases):
+        # nothing ran: cases skipped here, untrusted, or no worker could start (an unguarded main script)
+        unran = [r for r in report.cases if r.reasons]
+        diag.not_run = (f"{unran[0].status.value}: {unran[0].reasons[0]}" if unran
+                        else "the Spec has no case to run")
     if sanitized_note:
         diag.notes.append(sanitized_note)
     t_experiments = time.perf_counter()
@@ -278,6 +283,10 @@ def _only_gradients(spec: Spec, result: CaseResult) -> list[str]:
 
 
 def format_diagnosis(diag: Diagnosis) -> str:
+    if not diag.failed and diag.not_run:
+        lines = [f"{diag.spec}: no case ran here, so nothing was debugged ({diag.not_run})"]
+        lines += [f"  static: {c.describe()}" for c in diag.causes]
+        return "\n".join(lines)
     if not diag.failed:
         lines = [f"{diag.spec}: every case passed; nothing to debug"]
         lines += [f"  static: {c.describe()}" for c in diag.causes]
