@@ -211,6 +211,8 @@ if want cross; then
   echo "== Triton's interpreter beside the GPU: a race the GPU's schedule hides fails an interpreter case; the"
   echo "   examples' own interpreter cases pass"
   step cross_pytest 0 $py -m pytest -q -s -m gpu tests/test_gpu.py -k race_the_gpus_schedule_hides
+  echo "== the interpreter's bounds and race checks under this machine's Triton (each pointer checked against its tensor)"
+  step cross_interpret_checks 0 env TRITON_INTERPRET=1 $py -m pytest -q -p no:cacheprovider tests/test_interpret.py
   step cross_examples 0 $py -m kcheck check examples/ -q --tier quick --no-large --json "$out/cross_examples.json"
   $py - "$out/cross_examples.json" <<'PY'
 import json, sys

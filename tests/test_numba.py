@@ -102,6 +102,23 @@ def test_prepare_environment_turns_the_simulator_on_only_without_a_gpu(monkeypat
     assert os.environ["NUMBA_ENABLE_CUDASIM"] == "0"
 
 
+def test_numpys_removed_row_stack_is_put_back_for_numba_on_a_gpu(monkeypatch):
+    """numba before 0.62 registers np.row_stack when it first compiles for CUDA; NumPy 2.4 removed that alias of
+    np.vstack, so numba.cuda failed to compile any kernel on such a GPU machine. kcheck puts the alias back there,
+    and only there."""
+    import numpy
+
+    monkeypatch.setattr(numpy, "row_stack", None, raising=False)  # undone at the end, whatever NumPy had
+    monkeypatch.delattr(numpy, "row_stack")
+    NumbaBackend().prepare_environment(gpu=False)
+    assert not hasattr(numpy, "row_stack")
+    NumbaBackend().prepare_environment(gpu=True)
+    assert numpy.row_stack is numpy.vstack
+    keep = numpy.row_stack
+    NumbaBackend().prepare_environment(gpu=True)  # an existing one is left alone
+    assert numpy.row_stack is keep
+
+
 def _without_numba(monkeypatch: pytest.MonkeyPatch, sim: str) -> None:
     """As if numba were not installed: importing it raises ImportError, and the simulator flag comes from the
     environment (numba not imported)."""

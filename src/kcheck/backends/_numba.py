@@ -83,10 +83,21 @@ def _names(kernel: Any) -> set[str]:
     return {n for c in _codes(code) for n in c.co_names} if code is not None else set()
 
 
+def numpy_aliases() -> None:
+    """Put back ``numpy.row_stack``, an alias of ``numpy.vstack`` that NumPy 2.4 removed, where it is missing: numba
+    releases before 0.62 register an implementation for it when they first compile for CUDA, and fail there with
+    ``AttributeError: module 'numpy' has no attribute 'row_stack'`` (newer ones check for it)."""
+    import numpy
+
+    if not hasattr(numpy, "row_stack"):
+        numpy.row_stack = numpy.vstack  # type: ignore[attr-defined]
+
+
 @cache
 def _gpu_problem() -> str | None:
     """Why numba's CUDA target cannot compile and launch here, or None: imports numba.cuda and compiles a trivial
     kernel to PTX (what needs the driver and NVVM, the pieces a pip environment most often lacks)."""
+    numpy_aliases()
     try:
         from numba import cuda
     except Exception as exc:  # ImportError, or numba's own errors at import
@@ -138,6 +149,8 @@ class NumbaBackend(Backend):
         # numba reads it once, when numba.core.config is imported: before the user's modules import numba
         if not gpu and _SIM_ENV not in os.environ:
             os.environ[_SIM_ENV] = "1"
+        if gpu:
+            numpy_aliases()
 
     def cannot_run(self, device: DeviceInfo) -> str | None:
         if not device.is_gpu:
