@@ -1871,3 +1871,26 @@ def test_an_access_out_of_bounds_at_the_tiles_origin_is_no_missing_mask(tmp_path
     assert "oob-at-origin" in _kinds(diag.observations), text
     assert diag.top is not None and diag.top.key == "index-transposition", text
     assert not any(c.score >= 0.7 for c in diag.causes if c.key in ("edge-guard", "off-by-one-mask")), text
+
+
+def test_a_fixed_dimension_met_among_the_small_sizes_that_pass_is_no_square_only(tmp_path):
+    """Points [N, 2] counted into a grid with a plain store (round 24's bilinear splat, CPU: index-transposition 0.8):
+    one or two points rarely share a cell, so N = 1 and N = 2 pass and larger N fail. "Right only where N == 2, the
+    fixed dimension" read as a tensor right only when square. N = 1 passes too: 2 is one of the small sizes that
+    pass, not the one size where the tensor is square."""
+    diag = debug(spec_of.splat_count_plain_store, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "square-only" not in _kinds(diag.observations), text
+    assert diag.top is not None and diag.top.key == "missing-atomic", text
+
+
+def test_wrong_values_with_every_access_in_bounds_beside_reads_past_the_end_are_no_missing_mask(tmp_path):
+    """A matrix tiled 2 x 3 with its source indices swapped (round 24's Kronecker product, CPU: edge-guard 0.7):
+    where Q > P the row index leaves A, and those reads past its end read as a missing mask. Where Q <= P every
+    read is in bounds and the values are still wrong: a missing mask fails by what it reads past an edge, so the
+    index is wrong at every size."""
+    diag = debug(spec_of.tile_indices_swapped, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "wrong-in-bounds" in _kinds(diag.observations), text
+    assert not any(c.score >= 0.7 for c in diag.causes if c.key == "edge-guard"), text
+    assert diag.top is not None and diag.top.key == "index-transposition", text

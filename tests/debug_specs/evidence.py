@@ -1567,3 +1567,70 @@ mirror_strides_swapped = kcheck.Spec(
     name="mirror_strides_swapped", kernel=_mirror, reference=lambda x: x.flip(1),
     inputs=[kcheck.Tensor("H", "W")], dims={"H": kcheck.Dim(nominal=40, real=()), "W": kcheck.Dim(nominal=72, real=())},
     dtypes=["fp32"], patterns=["randn"], seeds=1)
+
+
+# -- points [N, 2] counted into a 16 x 16 grid of cells with a load, an add and a plain store: two points of one cell
+# -- in different programs (or lanes) lose a count. A few points rarely share a cell, so N = 1 and N = 2 pass --------
+
+
+@triton.jit
+def _splat_count_kernel(xy_ptr, grid_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(xy_ptr + offs * 2, mask=mask, other=0.0)
+    y = tl.load(xy_ptr + offs * 2 + 1, mask=mask, other=0.0)
+    cx = tl.minimum(tl.maximum(((x + 4.0) * 2.0).to(tl.int32), 0), 15)
+    cy = tl.minimum(tl.maximum(((y + 4.0) * 2.0).to(tl.int32), 0), 15)
+    cell = cy * 16 + cx
+    count = tl.load(grid_ptr + cell, mask=mask, other=0.0)
+    tl.store(grid_ptr + cell, count + 1.0, mask=mask)  # BUG: tl.atomic_add(grid_ptr + cell, 1.0, mask=mask)
+
+
+def _splat_count(xy: torch.Tensor) -> torch.Tensor:
+    xy = xy.contiguous()
+    grid = torch.zeros(256, dtype=torch.float32, device=xy.device)
+    n = xy.shape[0]
+    if n:
+        _splat_count_kernel[(triton.cdiv(n, 8),)](xy, grid, n, BLOCK=8)
+    return grid.view(16, 16)
+
+
+def _splat_count_reference(xy: torch.Tensor) -> torch.Tensor:
+    cells = (((xy.float() + 4.0) * 2.0).to(torch.int32).clamp(0, 15))
+    grid = torch.zeros(256, dtype=torch.float32, device=xy.device)
+    grid.index_put_((cells[:, 1] * 16 + cells[:, 0],), torch.ones(xy.shape[0], device=xy.device), accumulate=True)
+    return grid.view(16, 16)
+
+
+splat_count_plain_store = kcheck.Spec(
+    name="splat_count_plain_store", kernel=_splat_count, reference=_splat_count_reference,
+    inputs=[kcheck.Tensor("N", 2)], dims={"N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"],
+    patterns=["randn"], layouts=("contiguous",), seeds=1)
+
+
+# -- A [P, Q] tiled 2 x 3 times (A.repeat(2, 3)) with the source indices swapped: A[c % Q, r % P] for A[r % P, c % Q].
+# -- Where Q > P the row index leaves A (reads past its end); where Q <= P every read is in bounds and still wrong --
+
+
+@triton.jit
+def _tile_kernel(a_ptr, out_ptr, P, Q, R, C, sa0, sa1, so0, so1, BLOCK: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    inside = (rows < R)[:, None] & (cols < C)[None, :]
+    src = a_ptr + (cols % Q)[None, :] * sa0 + (rows % P)[:, None] * sa1  # BUG: (rows % P) * sa0 + (cols % Q) * sa1
+    tl.store(out_ptr + rows[:, None] * so0 + cols[None, :] * so1, tl.load(src, mask=inside), mask=inside)
+
+
+def _tile(a: torch.Tensor) -> torch.Tensor:
+    P, Q = a.shape
+    out = torch.empty((2 * P, 3 * Q), dtype=a.dtype, device=a.device)
+    if out.numel():
+        grid = (triton.cdiv(2 * P, 16), triton.cdiv(3 * Q, 16))
+        _tile_kernel[grid](a, out, P, Q, 2 * P, 3 * Q, *a.stride(), *out.stride(), BLOCK=16)
+    return out
+
+
+tile_indices_swapped = kcheck.Spec(
+    name="tile_indices_swapped", kernel=_tile, reference=lambda a: a.repeat(2, 3),
+    inputs=[kcheck.Tensor("P", "Q")], dims={"P": kcheck.Dim(nominal=24, real=()), "Q": kcheck.Dim(nominal=40, real=())},
+    dtypes=["fp32"], patterns=["randn"], seeds=1)

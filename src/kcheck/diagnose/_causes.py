@@ -164,6 +164,8 @@ OBSERVATIONS: dict[str, str] = {
     "vector-edge": "a 1-D operand is read past its end only where a size is not a multiple of the block",
     "differs-without-reduction": "runs differ and the Spec reduces no dimension across programs",
     "oob-wide": "an out-of-bounds access of many lanes at once (not one element past the end)",
+    "wrong-in-bounds": "wrong values (gross, randn, contiguous) at a size where the interpreter saw every access in "
+    "bounds, beside sizes whose accesses leave the tensors: the index is wrong everywhere, no mask is missing",
     "oob-at-origin": "the first element of program (0,0,0)'s tile accessed past the tensor's end, every dimension 8 or "
     "more: the address formula is wrong at its origin, which no missing mask explains",
     "race-write-write": "programs write the same global element (write-write races): updates can be lost",

@@ -177,7 +177,8 @@ PROFILES: list[Profile] = [
             {**_AXIS, "oob-single-lane": 0.15, "ragged-passes": 0.3, "edge-accesses-clean": 0.3, "noop": 0.3,
              "oob-data-dependent": 0.3, "threshold-follows-data": 0.3,
              "layout-only": 0.3, "systematic-error": 0.3, "oob-vector": 0.3, "reads-one-past": 0.15,
-             "unwritten-interior": 0.3, "ignores-last": 0.3, "ignores-tail": 0.3, "oob-at-origin": 0.3},
+             "unwritten-interior": 0.3, "ignores-last": 0.3, "ignores-tail": 0.3, "oob-at-origin": 0.3,
+             "wrong-in-bounds": 0.3},
             advice=lambda ev: "add the bounds mask (offs < n) to the load/store at the line the checks name; run "
             "compute-sanitizer memcheck (or kcheck in the interpreter) on the failing size for the line"),
     Profile("off-by-one-mask", "each out-of-bounds access is a single lane, one element past the end (or only the "
@@ -294,7 +295,7 @@ PROFILES: list[Profile] = [
              ("swapped-roles",): 0.8, ("arange-misplaced",): 0.6, ("unwritten-interior",): 0.6,
              # an address wrong at the tile's origin, fixed by the shape: a formula (strides, the order of the
              # indices), not an index read from the data, which "oob-data-dependent" contradicts
-             ("oob-at-origin",): 0.5},
+             ("oob-at-origin",): 0.5, ("wrong-in-bounds",): 0.5},
             {"everywhere-wrong": 0.15, "ones-rescues": 0.1, "mixes-slices": 0.05},
             # an access whose address moves with the data is an index read from it: a stride's is fixed by the shape
             # and a wrong stride or index maps elements one to one: two programs storing to the same element of a

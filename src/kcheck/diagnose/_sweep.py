@@ -542,6 +542,19 @@ def _name(spec: Spec, i: int) -> str:
     return getattr(spec.inputs[i], "name", None) or f"input {i}"
 
 
+def _within_multiset(expected: list[torch.Tensor], values: torch.Tensor) -> bool:
+    """Whether each expected value occurs no more often than the inputs hold it: a movement (a flip, a transpose)
+    places each input element at most once; counts of a histogram on arange inputs are small integers that the
+    inputs hold once each, and repeat."""
+    want = torch.cat([x[torch.isfinite(x)].reshape(-1) for x in expected]) if expected else values[:0]
+    u, n = torch.unique(want, return_counts=True)
+    have_u, have_n = torch.unique(values, return_counts=True)
+    pos = torch.searchsorted(have_u, u).clamp(max=max(have_u.numel() - 1, 0))
+    if have_u.numel() == 0:
+        return u.numel() == 0
+    return bool(((have_u[pos] == u) & (have_n[pos] >= n)).all())
+
+
 def decode_arange(ev: Evidence, case: Case, prober: Prober) -> CaseResult | None:
     """Run the case on arange inputs (each value its flat index) as a probe (in an isolated worker on a GPU) and
     say, for the first wrong outputs, which expected position their value belongs to: the reference at the same
@@ -568,7 +581,8 @@ def decode_arange(ev: Evidence, case: Case, prober: Prober) -> CaseResult | None
     values = torch.cat(pool) if pool else torch.empty(0, dtype=torch.float64)
     ev.arange_moves = values.numel() > 0 and all(bool(torch.isin(x[torch.isfinite(x)], values).all())
                                                  for x in expected)
-    ev.arange_permutes = ev.arange_moves and sum(x.numel() for x in expected) >= max(p.numel() for p in pool)
+    ev.arange_permutes = ev.arange_moves and sum(x.numel() for x in expected) >= max(p.numel() for p in pool) \
+        and _within_multiset(expected, values)
     if res.status is not Status.FAILED:  # passed: the movement is known, nothing to decode
         return res
     for cmp, x in zip(res.comparisons, expected, strict=False):
