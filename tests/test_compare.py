@@ -130,6 +130,24 @@ def test_baseline_rule_fails_a_kernel_much_worse_than_the_framework():
     assert "same-precision baseline" in cmp.reasons[-1]
 
 
+def test_baseline_rule_forgives_a_subnormal_flushed_to_zero_not_a_larger_error():
+    """A correct kernel on a GPU (round 24's circular statistics, bf16 'tiny' data, H100) gave 0 where the framework
+    kept a subnormal result, 9.7e-39: the GPU flushes subnormals in fp32 arithmetic. The baseline rule failed it
+    ("error 9.73e-39 exceeds 2 x the same-precision baseline's 0"). Below fp32's smallest normal a difference says
+    nothing about the kernel's arithmetic; above it the rule still holds."""
+    e = torch.tensor([3e-38, 5e-38, -2e-38, 9.7e-39] * 16, dtype=torch.float64)
+    base = e.to(torch.bfloat16)
+    flushed = base.clone()
+    flushed[3::4] = 0.0
+    tol = Tolerance(1.6e-2, 1e-5, "t")
+    cmp = compare("o", flushed, e, tol, baseline=base)
+    assert cmp.passed and cmp.baseline is not None and cmp.baseline.passed, cmp.reasons
+    worse = base.clone()
+    worse[0::4] = torch.tensor(7e-38, dtype=torch.bfloat16)  # 4e-38 off: three times fp32's smallest normal
+    cmp = compare("o", worse, e, Tolerance(1e-2, 1e-37, "t"), baseline=base)
+    assert cmp.mismatches == 0 and not cmp.passed and "same-precision baseline" in cmp.reasons[-1], cmp.reasons
+
+
 def test_shape_mismatch_is_a_failure_not_a_crash():
     cmp = compare("o", torch.zeros(3), torch.zeros(4, dtype=torch.float64), TOL)
     assert not cmp.passed and "shape mismatch" in cmp.reasons[0]
