@@ -139,20 +139,26 @@ def test_out_of_range_gather_index_read_from_data() -> None:
     assert f.address == src.data_ptr() + 4 * 510 and f.distance == 4 * 10 + 1
 
 
-def test_out_of_range_gather_blamed_on_the_table_when_another_tensor_starts_nearer() -> None:
-    """Where the allocator puts the index tensor just past the table (it did on CI), the bad address lies nearer the
-    index tensor's start than the table's end; the access's other lanes read the table, so the table is named."""
+def _gather_from_a_table_beside_its_index(bad: int) -> tuple[Any, ki.Record]:
+    """gather_oob with its 500-float table and its index tensor in one storage, the index 48 bytes after the table
+    (as the allocator put them on CI), and index 300 (program 2, lane 44) set to ``bad``: the one finding."""
     m = kernels("gather_oob")
     raw = torch.zeros(2048 + 8 * N, dtype=torch.uint8)
     src = raw[:2000].view(torch.float32)
     src.copy_(torch.randn(500, generator=gen()))
     idx = raw[2048:].view(torch.int64)
     idx.copy_(torch.randint(0, 500, (N,), generator=gen(1)))
-    idx[300] = 510  # 2040 bytes into the table: 41 bytes past its end, 8 bytes before the index tensor
+    idx[300] = bad
     with ki.checked() as report:
         m.gather(src, idx)
     (r,) = report.records
-    f = r.finding
+    return r.finding, r
+
+
+def test_out_of_range_gather_blamed_on_the_table_when_another_tensor_starts_nearer() -> None:
+    """Where the allocator puts the index tensor just past the table (it did on CI), the bad address lies nearer the
+    index tensor's start than the table's end; the access's other lanes read the table, so the table is named."""
+    f, r = _gather_from_a_table_beside_its_index(510)  # 2040 bytes in: 41 past the table, 8 before the index
     assert (r.tensor, f.block, r.lane, f.distance) == ("src_ptr", (2, 0, 0), (44,), 41), f.message
     assert "41 bytes after tensor 'src_ptr'" in f.message
 
@@ -176,17 +182,7 @@ def test_a_read_past_one_tensor_into_the_next_is_out_of_bounds() -> None:
 
 
 def test_a_gather_index_landing_in_another_argument_is_out_of_bounds() -> None:
-    m = kernels("gather_oob")
-    raw = torch.zeros(2048 + 8 * N, dtype=torch.uint8)
-    src = raw[:2000].view(torch.float32)
-    src.copy_(torch.randn(500, generator=gen()))
-    idx = raw[2048:].view(torch.int64)
-    idx.copy_(torch.randint(0, 500, (N,), generator=gen(1)))
-    idx[300] = 600  # 2400 bytes into the table: inside the index tensor
-    with ki.checked() as report:
-        m.gather(src, idx)
-    (r,) = report.records
-    f = r.finding
+    f, r = _gather_from_a_table_beside_its_index(600)  # 2400 bytes into the table: inside the index tensor
     assert (r.tensor, f.block, r.lane, f.distance) == ("src_ptr", (2, 0, 0), (44,), 401), f.message
     assert "inside tensor 'idx_ptr'" in f.message
 
