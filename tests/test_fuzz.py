@@ -104,6 +104,29 @@ def test_malformed_specs_are_refused_with_a_spec_error_or_build_a_valid_matrix(k
             assert size >= 0
 
 
+def test_a_huge_multiple_of_builds_its_matrix_without_allocating_it():
+    """A fuzzed Spec, Dim(nominal=2**31, multiple_of=2**31): the reference's output shapes were probed on CPU
+    stand-ins of N = 2 x 2**31 elements and more (40 GB asked; on a 24 GB CI machine the worker was killed by the
+    out-of-memory killer). Probes that large now run on meta tensors."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (6 * 2**30, hard))  # a 40 GB allocation fails here, not the machine
+    try:
+        for n in (2**31, 2**62, 2**63):  # past int64 too: torch's argument parser raised TypeError there
+            spec = _build({"name": "neg", "kernel": torch.neg, "reference": torch.neg, "inputs": [kcheck.Tensor("N")],
+                           "dims": {"N": kcheck.Dim(nominal=n, min=0, multiple_of=n, real=())},
+                           "dtypes": ["fp32"], "seeds": 1})
+            assert spec is not None
+            try:
+                cases = kcheck.matrix(spec, large=False, tier="quick")
+            except kcheck.SpecError:
+                continue
+            assert cases and all(size >= 0 for c in cases for size in c.sizes.values())
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
 # slow tier: on 2026-12-01 one draw made check() run past 6 minutes in-process on a 2-core CPU (not yet found which);
 # the fast tier must not hang on it
 @pytest.mark.slow

@@ -158,6 +158,10 @@ def _custom(spec: Spec, t: Custom, slot: int, dims: Mapping[str, int], params: M
                     value)
 
 
+#: Largest input the shape probes build on the CPU (elements); larger probes run on meta tensors.
+SMALL_PROBE_ELEMENTS = 2**22
+
+
 def _small_input(t: Tensor | Index, shape: Shape, slot: int, dims: Mapping[str, int]) -> torch.Tensor:
     """A CPU stand-in for a probe's input, drawn as a case's are: randn in float64 (as the reference sees it
     upcast), a mask, or ids in their range."""
@@ -180,13 +184,15 @@ def _call(spec: Spec, dims: Mapping[str, int], params: Mapping[str, Any], small:
         if isinstance(t, (Tensor, Index)):
             shape = tuple(dims[d] if isinstance(d, str) else d for d in t.dims)
             if small:
+                if math.prod(shape) > SMALL_PROBE_ELEMENTS:  # a Dim's multiple_of of 2**31: meta tensors, not RAM
+                    return None
                 args.append(_small_input(t, shape, slot, dims))
                 continue
             dtype = t.dtype if isinstance(t, Index) or t.dtype == torch.bool else torch.float64
             try:
                 args.append(torch.empty(shape, dtype=dtype, device="meta"))
-            except RuntimeError:  # past what a tensor can hold (a square Spec's large case)
-                return None
+            except (RuntimeError, TypeError, OverflowError):  # past what a tensor can hold (a square Spec's large
+                return None  # case), or a size past int64 (TypeError from torch's argument parser)
         elif isinstance(t, Scalar):
             try:
                 args.append(t.value(dict(dims)) if callable(t.value) else t.value)
