@@ -87,11 +87,10 @@ def row_sums(x: torch.Tensor) -> torch.Tensor:
     return out
 
 
-@pytest.mark.interpreter
-def test_a_loop_bound_passed_as_an_argument_runs_in_triton_36s_interpreter_under_numpy_24(monkeypatch):
+@pytest.fixture
+def triton_36_index(monkeypatch: pytest.MonkeyPatch) -> None:
     """Triton 3.6's interpreter takes a loop bound's index as int() of a one-element 1-D array, which NumPy 2.4
-    refuses: every kernel with `for k in range(0, K, BLOCK)` raised a TypeError there (gemm and sum_reduction on the
-    H100's triton 3.6). That conversion is put back here as triton 3.6 has it; kcheck's route runs the kernel anyway."""
+    refuses; that conversion put back as triton 3.6 has it (skipped under a NumPy that still converts)."""
     import numpy as np
     from triton.runtime import interpreter
 
@@ -107,6 +106,12 @@ def test_a_loop_bound_passed_as_an_argument_runs_in_triton_36s_interpreter_under
         scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data))
 
     monkeypatch.setattr(interpreter, "_patch_lang_tensor", as_in_triton_36)
+
+
+@pytest.mark.interpreter
+def test_a_loop_bound_passed_as_an_argument_runs_in_triton_36s_interpreter_under_numpy_24(triton_36_index):
+    """Every kernel with `for k in range(0, K, BLOCK)` raised a TypeError under triton 3.6 and NumPy 2.4 (gemm and
+    sum_reduction on the H100's triton 3.6); kcheck's route runs the kernel anyway."""
     spec = kcheck.Spec(name="row_sums", kernel=row_sums, reference=lambda x: x.double().sum(1).to(x.dtype),
                        inputs=[kcheck.Tensor("M", "K")], reduce=["K"], dtypes=["fp32"],
                        dims={"M": kcheck.Dim(nominal=4, real=()), "K": kcheck.Dim(nominal=200, real=())})
@@ -114,26 +119,12 @@ def test_a_loop_bound_passed_as_an_argument_runs_in_triton_36s_interpreter_under
     assert report.cases and all(c.status is kcheck.Status.PASSED for c in report.cases), kcheck.format_report(report)
 
 
-def test_a_loop_bound_passed_as_an_argument_runs_under_checked_in_triton_36s_interpreter(monkeypatch):
+@pytest.mark.interpreter
+def test_a_loop_bound_passed_as_an_argument_runs_under_checked_in_triton_36s_interpreter(triton_36_index):
     """The same, through ``kcheck.interpret.checked()`` used directly around a launcher (the H100's triton 3.6 failed
     8 of tests/test_interpret.py's correct examples with the TypeError: gemm, sum_reduction, softmax, layernorm)."""
-    import numpy as np
-    from triton.runtime import interpreter
-
     import kcheck.interpret as ki
 
-    try:
-        int(np.zeros(1))
-        pytest.skip("this NumPy still converts a one-element array to a scalar")
-    except TypeError:
-        pass
-    original = interpreter._patch_lang_tensor
-
-    def as_in_triton_36(tensor, scope):  # type: ignore[no-untyped-def]
-        original(tensor, scope)
-        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data))
-
-    monkeypatch.setattr(interpreter, "_patch_lang_tensor", as_in_triton_36)
     x = torch.randn(4, 200, generator=torch.Generator().manual_seed(0))
     with ki.checked() as report:
         out = row_sums(x)

@@ -547,11 +547,11 @@ def _within_multiset(expected: list[torch.Tensor], values: torch.Tensor) -> bool
     places each input element at most once; counts of a histogram on arange inputs are small integers that the
     inputs hold once each, and repeat."""
     want = torch.cat([x[torch.isfinite(x)].reshape(-1) for x in expected]) if expected else values[:0]
+    if values.numel() == 0:
+        return want.numel() == 0
     u, n = torch.unique(want, return_counts=True)
     have_u, have_n = torch.unique(values, return_counts=True)
-    pos = torch.searchsorted(have_u, u).clamp(max=max(have_u.numel() - 1, 0))
-    if have_u.numel() == 0:
-        return u.numel() == 0
+    pos = torch.searchsorted(have_u, u).clamp(max=have_u.numel() - 1)
     return bool(((have_u[pos] == u) & (have_n[pos] >= n)).all())
 
 
