@@ -383,6 +383,77 @@ def _ranked(*kinds: str) -> list[str]:
     return [c.key for c in _causes(*kinds)]
 
 
+@pytest.mark.parametrize("cause,kinds", [
+    ("missing-atomic", ("past-one-block", "reduce-across-blocks")),
+    ("off-by-one-mask", ("reads-one-past",)),
+    ("tail-tile-dropped", ("edge-accesses-clean",)),
+    ("index-transposition", ("square-only",)),
+    ("race", ("nondeterministic",)),
+    ("edge-guard", ("oob-wide", "oob")),
+])
+def test_a_hallmark_right_about_half_the_time_ranks_its_cause_first_but_not_confident(cause, kinds):
+    """Scored on every earlier held-out round (benchmarks/replay_rules.py --hallmarks), these hallmarks named the
+    planted cause for half to two thirds of the rows they put first: a lost inter-block result for "right up to one
+    block" (6 of 12: a program reading a total too early fails the same way), an off-by-one for a read one element
+    past what the reference uses (3 of 6), a dropped tail for clean edge accesses (5 of 8), a transposition for
+    square-only (7 of 10), a race for runs that differ (2 of 3), an edge guard for a wide out-of-bounds access (8 of
+    12). Alone they rank their cause first, below the confident 0.7."""
+    causes = _causes(*kinds)
+    assert causes[0].key == cause and causes[0].hallmark_seen, causes
+    assert 0.5 <= causes[0].score < 0.7, causes
+
+
+def test_a_dropped_tail_computes_no_nan_and_ones_cannot_fill_it():
+    """Clean edge accesses beside NaN on randn and on all-zero data (round 18's sMAPE and round 5's masked mean, a
+    0 / 0): a tile that is never written holds kcheck's poison, which the NaN observations leave out, and an input at
+    ones that rights the values wrote every element."""
+    for extra in (("nonfinite-randn", "nonfinite-zero"), ("ones-rescues",)):
+        tail = next(c for c in _causes("edge-accesses-clean", "edge-pattern", *extra) if c.key == "tail-tile-dropped")
+        assert tail.score < 0.5 and tail.contradicts, (extra, tail)
+
+
+@pytest.mark.parametrize("kinds", [
+    ("past-one-block", "reduce-across-blocks"), ("square-only", "vector-operand", "past-one-block"),
+    ("raises", "gross"), ("edge-accesses-clean", "edge-pattern", "nonfinite-zero"), ("nondeterministic",),
+    ("large-mean-only", "baseline-only"), ("gross",),
+])
+def test_the_replay_of_stored_kinds_ranks_as_the_rules_do(kinds):
+    """benchmarks/replay_rules.py scores earlier rounds' stored observation kinds with ``replay``: it must rank as
+    the rules rank the same observations (the causes whose prior reads the facts aside)."""
+    from kcheck.diagnose import replay
+
+    ranked = [(c.key, c.score) for c in _causes(*kinds) if c.key not in ("kernel-raises", "kernel-crash")]
+    replayed = [(k, s) for k, s, _ in replay(frozenset(kinds))
+                if k not in ("kernel-raises", "kernel-crash", "unknown")]
+    assert replayed == ranked
+
+
+def test_the_replay_benchmark_counts_right_and_confident_wrong_rows(tmp_path):
+    """benchmarks/replay_rules.py on two stored rows: a lost carry seen only past one block (right, not confident)
+    and a race whose only evidence is a write-write finding (confidently called a lost update); a control row and a
+    re-scoring file (``_after``) are left out."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    rows = [{"spec": "a", "buggy": True, "class": "missing-atomic", "diagnosis_ok": True,
+             "observations": ["past-one-block", "reduce-across-blocks"]},
+            {"spec": "b", "buggy": True, "class": "race", "diagnosis_ok": False, "observations": ["race-write-write"]},
+            {"spec": "c", "buggy": False, "class": None, "observations": ["gross"]}]
+    (tmp_path / "zoo_cpu_heldout99.json").write_text(json.dumps({"rows": rows}))
+    (tmp_path / "zoo_cpu_heldout99_after.json").write_text(json.dumps({"rows": rows}))
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "replay_rules.py"
+    spec = importlib.util.spec_from_file_location("replay_rules", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--results", str(tmp_path), "--json", str(tmp_path / "out.json")]) == 0
+    out = json.loads((tmp_path / "out.json").read_text())
+    assert (out["rows"], out["right"], out["stored_right"], out["confident"]) == (2, 1, 1, 1), out
+    assert [(w["spec"], w["top"], w["hallmark"]) for w in out["confident_wrong"]] == [
+        ("b", "missing-atomic", "race-write-write")], out
+
+
 def test_a_barrier_under_a_thread_dependent_branch_outranks_a_missing_one():
     """Runs that differ, in a kernel with shared memory, whose source has __syncthreads() under a branch on the
     thread index: the barrier exists and some threads skip it (divergent), rather than being absent."""

@@ -39,7 +39,7 @@ from ._journal import journal_experiment
 from ._observe import Facts
 from ._probe import Prober
 from ._repro import run_repro, write_repro
-from ._rules import diagnose
+from ._rules import diagnose, replay
 from ._sweep import (
     Evidence,
     base_case,
@@ -54,7 +54,7 @@ from ._sweep import (
 )
 
 __all__ = ["BUG_CLASSES", "OBSERVATIONS", "Cause", "Diagnosis", "Experiment", "Observation", "Step", "debug",
-           "doctor", "format_diagnosis"]
+           "doctor", "format_diagnosis", "replay"]
 
 #: Share of the budget the experiments on the failing case may use; the rest is kept for the deciding ones.
 DECIDING_SHARE = 0.15

@@ -171,7 +171,7 @@ PROFILES: list[Profile] = [
             "lint shows the line); run the past-2**31 case on a GPU with the memory"),
     Profile("edge-guard", "fails at non-multiples of a block and passes at the multiples (or the errors lie past the "
             "last full block)",
-            {("edge-pattern",): 0.75, ("edge-decided",): 0.75, ("tail-errors",): 0.6, ("oob-wide",): 0.6},
+            {("edge-pattern",): 0.75, ("edge-decided",): 0.75, ("tail-errors",): 0.6, ("oob-wide",): 0.55},
             {"oob": 0.1, "edge-decided": 0.1, "crash-illegal-address": 0.05, "config-dependent": 0.05,
              "vector-edge": 0.05},
             {**_AXIS, "oob-single-lane": 0.15, "ragged-passes": 0.3, "edge-accesses-clean": 0.3, "noop": 0.3,
@@ -184,7 +184,7 @@ PROFILES: list[Profile] = [
     Profile("off-by-one-mask", "each out-of-bounds access is a single lane, one element past the end (or only the "
             "last element wrong)",
             {("oob-single-lane", "edge-pattern"): 0.88, ("oob-single-lane",): 0.7, ("last-element-wrong",): 0.75,
-             ("reads-one-past",): 0.88, ("ignores-last",): 0.85,
+             ("reads-one-past",): 0.6, ("ignores-last",): 0.85,
              # wrong exactly past a parameter's value (a window, a band's width): the comparison with it is off
              ("param-threshold", "param-threshold-moves"): 0.8, ("param-threshold",): 0.6},
             {"edge-pattern": 0.0}, {**_AXIS, "reads-ignored": 0.3, "errors-beyond-boundary": 0.3,
@@ -195,19 +195,24 @@ PROFILES: list[Profile] = [
             "no access out of bounds)",
             # a grid that rounds down launches nothing below one block: there the output is left as it was (an
             # in-place update holds its input, which no poison marks), where a missing guard still computes
-            {("unwritten-tail",): 0.85, ("unwritten", "edge-pattern"): 0.85, ("edge-accesses-clean",): 0.8,
+            {("unwritten-tail",): 0.85, ("unwritten", "edge-pattern"): 0.85, ("edge-accesses-clean",): 0.6,
              ("ignores-tail", "edge-pattern"): 0.85, ("ignores-tail",): 0.7, ("noop", "edge-pattern"): 0.8},
             {"edge-pattern": 0.05, "tail-errors": 0.03},
             # a dropped tail leaves elements as they were or loses their terms: it computes no NaN
             # and it drops the same elements whatever the data: a threshold that moves with the seed is the data's
+            # nor any on randn or all-zero data (its unwritten elements are poison, which the observations leave
+            # out), and an input at ones cannot put back the elements it never wrote
             {"oob": 0.3, "square-only": 0.3, "race-beyond-edge": 0.3, "past-one-block": 0.3,
-             "unwritten-interior": 0.3, "nonfinite-edge": 0.3, "threshold-follows-data": 0.3, **_TIMING},
+             "unwritten-interior": 0.3, "nonfinite-edge": 0.3, "threshold-follows-data": 0.3,
+             "nonfinite-randn": 0.3, "nonfinite-zero": 0.3, "ones-rescues": 0.3, **_TIMING},
             advice=lambda ev: "check the grid (triton.cdiv, not //) and the loop bounds over tiles"),
     Profile("missing-atomic", "right up to one block and wrong past it, or races between programs",
-            {("past-one-block",): 0.7, ("race-write-write",): 0.75, ("order-dependent",): 0.7,
+            {("past-one-block",): 0.55, ("race-write-write",): 0.75, ("order-dependent",): 0.7,
              ("flaky", "reduces"): 0.65},
+            # (the seeds experiment keeping the threshold where it was: the size's, not the data's)
             {"race-between-programs": 0.08, "race-right-values": 0.08, "past-one-block": 0.08, "reduces": 0.03,
-             "reduce-across-blocks": 0.06, "order-dependent": 0.08, "blocks-decided": 0.05},
+             "reduce-across-blocks": 0.06, "order-dependent": 0.08, "blocks-decided": 0.05,
+             "threshold-holds-seeds": 0.05},
             # lost updates stay inside the tensor: accesses past its end are an edge bug whose stores land on other
             # programs' elements; a program reading others' results unordered is a race, not a lost update
             # and a kernel that adds atomically and loads the total back in the same launch loses no update: it
@@ -291,7 +296,7 @@ PROFILES: list[Profile] = [
              "nondeterministic": 0.3, "nonfinite-on-zeros": 0.3, "oob-data-dependent": 0.3, **_TIMING},
             advice=lambda ev: "check which index the per-channel operand is read with (column vs row, % N vs % M)"),
     Profile("index-transposition", "passes on square shapes only, or matches a transposed reference",
-            {("transposed-reference",): 0.9, ("arange-transposed",): 0.9, ("square-only",): 0.8,
+            {("transposed-reference",): 0.9, ("arange-transposed",): 0.9, ("square-only",): 0.65,
              ("swapped-roles",): 0.8, ("arange-misplaced",): 0.6, ("unwritten-interior",): 0.6,
              # an address wrong at the tile's origin, fixed by the shape: a formula (strides, the order of the
              # indices), not an index read from the data, which "oob-data-dependent" contradicts
@@ -322,7 +327,7 @@ PROFILES: list[Profile] = [
             "adds atomically, and fails past one block)",
             # an in-place movement accumulates nothing: the programs that race, or that are right only as long as
             # one of them covers the tensor, read what another has overwritten
-            {("nondeterministic",): 0.75, ("race-read-only",): 0.78, ("movement-written-twice",): 0.88,
+            {("nondeterministic",): 0.6, ("race-read-only",): 0.78, ("movement-written-twice",): 0.88,
              ("in-place-movement", "race-between-programs"): 0.85, ("in-place-movement", "past-one-block"): 0.8,
              ("in-place-movement", "order-dependent"): 0.8, ("in-place-movement", "flaky"): 0.85, ("flaky",): 0.6,
              ("static-atomic-readback", "past-one-block"): 0.86, ("static-atomic-readback", "order-dependent"): 0.85,
@@ -474,6 +479,32 @@ def evaluate(profile: Profile, facts: Facts) -> Cause | None:
     evidence = [o.text for o in supports] + [f"against: {o.text}" for o in contradicts]
     return Cause(profile.key, BUG_CLASSES[profile.key], s, evidence, profile.advice(facts.ev), supports,
                  contradicts, profile.hallmark, bool(seen))
+
+
+def replay(kinds: set[str] | frozenset[str],
+           fixed: dict[str, float] | None = None) -> list[tuple[str, float, Hallmark]]:
+    """The causes these observation kinds alone rank, best first, as (key, score, the strongest hallmark seen, or
+    ()): the rules replayed on a row the
+    zoo scorer stored (its JSON keeps each row's observation kinds), to measure a change of weights on earlier
+    rounds without running them again. The observations are those the observers of that run made; the causes
+    whose prior reads the facts (kernel-raises, kernel-crash) take their score from ``fixed`` (the row's own), else
+    their hallmark's prior (kernel-raises below 0.5: a few raising cases beside wrong values)."""
+    out: list[tuple[str, float, Hallmark, bool]] = []
+    for profile in PROFILES:
+        seen = sorted((h for h in profile.hallmarks if all(k in kinds for k in h)), key=lambda h: -profile.hallmarks[h])
+        supports = [Observation(k, k, profile.supports[k]) for k in kinds if k in profile.supports]
+        if not seen and not supports:
+            continue
+        prior = max(profile.hallmarks[h] for h in seen) if seen else None
+        contradicts = [Observation(k, k, profile.contradicts[k]) for k in kinds if k in profile.contradicts
+                       and not (k in profile.unless and profile.unless[k] in kinds)]
+        s = score(prior, supports, contradicts)
+        if profile.prior is not None and prior is not None and not contradicts:
+            s = (fixed or {}).get(profile.key, min(s, 0.49) if profile.key == "kernel-raises" else s)
+        out.append((profile.key, s, seen[0] if seen else (), bool(seen) and not contradicts))
+    if not any(sure for *_, sure in out):
+        out.append(("unknown", UNKNOWN, (), False))
+    return [(k, s, h) for k, s, h, _ in sorted(out, key=lambda c: -c[1])]
 
 
 def unknown(facts: Facts) -> Cause:
