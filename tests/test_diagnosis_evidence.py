@@ -615,6 +615,18 @@ def test_a_mean_over_the_wrong_axis_shows_when_one_channel_moves_the_others(tmp_
     assert any(e.axis == "slice" for e in diag.experiments), text
 
 
+def test_a_column_mean_over_the_wrong_tile_axis_shows_in_place_and_under_a_shift_invariant_reference(tmp_path):
+    """Columns standardized in place, their means summed along the row lanes of a square tile (round 24's column
+    standardization, read as a wrong constant): the slice probe now runs on an input written in place (each of its
+    two calls gets a copy), and raises the column by 1, 1.5, 2, ...: a constant bump leaves a standardized column
+    as it was, so the reference showed no change inside the slice and the probe could not run."""
+    diag = debug(spec_of.standardize_columns_tile_axis, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert any(e.axis == "slice" for e in diag.experiments), text
+    assert diag.top is not None and diag.top.key == "wrong-axis", text
+    assert "mixes-slices" in _kinds(diag.top.supports), text
+
+
 def test_the_slice_probe_sees_nothing_on_a_kernel_that_keeps_channels_apart(tmp_path):
     """The same gate with a wrong constant: the probe runs and sees no output move outside the raised slice."""
     spec = dataclasses.replace(spec_of.channel_gate_wrong_axis, name="gate_scaled", kernel=spec_of.gate_scaled)

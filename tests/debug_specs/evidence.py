@@ -1021,6 +1021,34 @@ def gate_scaled(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     return 1.1 * _channel_gate(x, w)  # a wrong constant: channels stay apart
 
 
+# -- columns standardized in place, their means summed along the wrong axis of a square tile: a shift of a column
+#    leaves its own standardized values alone, so only a bump that varies along the column shows it ---------------
+
+
+def _standardize_columns_tile_axis(x: torch.Tensor, block: int = 16) -> torch.Tensor:
+    m, n = x.shape
+    mp, np_ = -(-m // block) * block, -(-n // block) * block
+    xp = x.new_zeros(mp, np_)
+    xp[:m, :n] = x
+    acc = xp.view(mp // block, block, np_ // block, block).sum(0)  # [row lane, column tile, column lane]
+    mean = (acc.sum(2) / m).t().reshape(np_)[:n]  # BUG: the column means sum the tile's row lanes: acc.sum(0)
+    var = ((x - mean) ** 2).mean(0)
+    x.copy_((x - mean) / torch.sqrt(var + 1e-5))
+    return x
+
+
+def _standardize_columns(x: torch.Tensor) -> torch.Tensor:
+    mean = x.mean(0, keepdim=True)
+    return (x - mean) / torch.sqrt(((x - mean) ** 2).mean(0, keepdim=True) + 1e-5)
+
+
+standardize_columns_tile_axis = kcheck.Spec(
+    name="standardize_columns_tile_axis", kernel=_standardize_columns_tile_axis, reference=_standardize_columns,
+    inputs=[kcheck.Tensor("M", "N", mutated=True)],
+    dims={"M": kcheck.Dim(nominal=64, real=()), "N": kcheck.Dim(nominal=48, real=())},
+    reduce=["M"], dtypes=["fp32"], seeds=1)
+
+
 # -- weights divided by their total, in one kernel: each program adds its partial sum atomically, then reads the total
 #    before the programs after it have added theirs (right with one block; past one block the early programs divide by
 #    a partial total) ----------------------------------------------------------------------------------------------

@@ -944,7 +944,7 @@ class Facts:
                 continue
             at = f" (e.g. at {list(c.first[0].index)})" if c.first else ""
             self.mixed.add(i)
-            self.add("mixes-slices", f"raising {_name(self.ev, i)}'s slice {d}={pos} by 1 changed the kernel's "
+            self.add("mixes-slices", f"raising {_name(self.ev, i)}'s slice {d}={pos} (by 1 to 2) changed the kernel's "
                      f"{c.output} at {c.mismatches} elements outside that slice{at}, where the reference's stays "
                      f"inside it: the kernel combines values of different {d} indices, which the operation keeps "
                      "apart (a reduction or a broadcast along the wrong axis, or an index into another slice)")

@@ -438,10 +438,14 @@ SLICE_BUMP = 1.0
 
 
 def slice_raised(args: Sequence[Any], index: int, dim: int, pos: int) -> list[Any]:
-    """``args`` with input ``index``'s slice ``pos`` along ``dim`` raised by ``SLICE_BUMP`` (same layout)."""
+    """``args`` with input ``index``'s slice ``pos`` along ``dim`` raised (same layout) by ``SLICE_BUMP`` times 1,
+    1.5, 2, 1, ... along the slice: not by one constant, which an operation invariant to a shift of the slice (a
+    standardization per column) would not show inside it."""
     out = list(args)
     y = same_layout(args[index])
-    y.select(dim, pos).add_(SLICE_BUMP)
+    part = y.select(dim, pos)
+    steps = 1.0 + 0.5 * (torch.arange(part.numel(), device=part.device) % 3)
+    part.add_((SLICE_BUMP * steps).reshape(part.shape).to(part.dtype))
     out[index] = y
     return out
 
@@ -467,19 +471,25 @@ def slice_changed(spec: Spec, index: int, dim: int, pos: int) -> Spec:
     different indices along ``dim`` that the operation keeps apart."""
     kernel, reference = spec.kernel, spec.reference
     n_in = len(spec.inputs)
+    # an input the kernel writes in place is given to each call as a copy of its own (same layout): the second call
+    # must start from the inputs the first one started from
+    written = {i for i, t in enumerate(spec.inputs) if getattr(t, "mutated", False)}
+
+    def fresh(args: Sequence[Any]) -> list[Any]:
+        return [same_layout(a) if i in written and isinstance(a, torch.Tensor) else a for i, a in enumerate(args)]
 
     def clone(out: Any) -> Any:
         return tuple(o.clone() for o in out) if isinstance(out, tuple) else out.clone()
 
     @functools.wraps(kernel)  # __wrapped__: the wrapper keeps the launcher's framework (interpreter checks)
     def k(*args: Any, **kwargs: Any) -> Any:
-        before = clone(kernel(*args, **kwargs))
-        after = kernel(*slice_raised(args[:n_in], index, dim, pos), *args[n_in:], **kwargs)
+        before = clone(kernel(*fresh(args[:n_in]), *args[n_in:], **kwargs))
+        after = kernel(*slice_raised(fresh(args[:n_in]), index, dim, pos), *args[n_in:], **kwargs)
         return _change_outside(before, after, dim, pos)
 
     def r(*args: Any, **kwargs: Any) -> Any:
-        return _change_outside(reference(*args, **kwargs), reference(*slice_raised(args, index, dim, pos), **kwargs),
-                               dim, pos)
+        return _change_outside(reference(*fresh(args), **kwargs),
+                               reference(*slice_raised(fresh(args), index, dim, pos), **kwargs), dim, pos)
 
     return dataclasses.replace(spec, kernel=k, reference=r, baseline=False)
 
