@@ -484,11 +484,11 @@ def evaluate(profile: Profile, facts: Facts) -> Cause | None:
 def replay(kinds: set[str] | frozenset[str],
            fixed: dict[str, float] | None = None) -> list[tuple[str, float, Hallmark]]:
     """The causes these observation kinds alone rank, best first, as (key, score, the strongest hallmark seen, or
-    ()): the rules replayed on a row the
-    zoo scorer stored (its JSON keeps each row's observation kinds), to measure a change of weights on earlier
-    rounds without running them again. The observations are those the observers of that run made; the causes
-    whose prior reads the facts (kernel-raises, kernel-crash) take their score from ``fixed`` (the row's own), else
-    their hallmark's prior (kernel-raises below 0.5: a few raising cases beside wrong values)."""
+    ()): the rules replayed on a row the zoo scorer stored (its JSON keeps each row's observation kinds), to measure
+    a change of weights on earlier rounds without running them again. The observations are those the observers of
+    that run made; the causes whose prior reads the facts (kernel-raises, kernel-crash) take their score from
+    ``fixed`` (the row's own), else their hallmark's prior (kernel-raises below 0.5: a few raising cases beside
+    wrong values)."""
     out: list[tuple[str, float, Hallmark, bool]] = []
     for profile in PROFILES:
         seen = sorted((h for h in profile.hallmarks if all(k in kinds for k in h)), key=lambda h: -profile.hallmarks[h])

@@ -478,13 +478,13 @@ def _middle(n: int) -> int:
 
 def probe_slices(p: Prober, ev: Evidence) -> None:
     """Does the kernel mix what the operation keeps apart? For an input of the outputs' shape and each of its named
-    dimensions that is not reduced, one slice in the middle is raised by 1 for the kernel and the reference alike,
-    where the reference's outputs change only inside that slice (checked here first); the probe compares how each
-    one's outputs change outside it. A reduction along the wrong axis (a sum over channels for one over the
-    length), or an index that reads another slice, changes them there. Only on kernels that return their outputs
-    (allocated, or an input written in place, which each of the probe's two calls gets a copy of), not on those
-    that write outputs the Spec passes them, and only on a failing case with finite values: the smallest such case
-    with a dimension to slice."""
+    dimensions that is not reduced, one slice in the middle is raised (``slice_raised``) for the kernel and the
+    reference alike, where the reference's outputs change only inside that slice (checked here first); the probe
+    compares how each one's outputs change outside it. A reduction along the wrong axis (a sum over channels for one
+    over the length), or an index that reads another slice, changes them there. Only on kernels that return their
+    outputs (allocated, or an input written in place, which each of the probe's two calls gets a copy of), not on
+    those that write outputs the Spec passes them, and only on a failing case with finite values: the smallest such
+    case with a dimension to slice."""
     spec = ev.spec
     if spec.outputs is not None:
         return
