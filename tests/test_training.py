@@ -317,6 +317,35 @@ def test_out_of_memory_in_the_backward_of_the_large_case_is_a_note_elsewhere_an_
     assert small.status is Status.ERROR and any("backward raised" in r for r in small.reasons)
 
 
+def test_out_of_memory_in_a_backward_on_a_busy_gpu_is_not_run_there_and_marked_for_a_rerun_alone(monkeypatch):
+    """A correct training kernel's case errored with "the reference's backward raised OutOfMemoryError" while other
+    processes held the GPU (round 25's held-out control on an H100, 15 scoring processes side by side). Out of
+    memory in the forward was already not the kernel's there; the backward's now is too, and either way the case is
+    marked out of memory, so that a pool runs it again alone."""
+    import dataclasses
+
+    from kcheck._device import DeviceInfo
+    from kcheck.cases import SkipKind
+    from kcheck.run import _execute, execute, judge
+
+    oom = getattr(torch, "OutOfMemoryError", torch.cuda.OutOfMemoryError)
+
+    def weight_grad(g, x, w):
+        raise oom("CUDA out of memory. Tried to allocate 1.92 GiB (simulated)")
+
+    spec = _spec(_mul_function(weight_grad=weight_grad))
+    case = kcheck.matrix(spec, cases=CASE)[0]
+    gpu = DeviceInfo("cpu", "GPU", 80 * 2**30, 1 << 34, None, 132, False)
+    monkeypatch.setattr(_execute, "held_by_others", lambda: 70 * 2**30)
+    busy = judge(execute(spec, case, gpu))
+    assert busy.status is Status.SKIPPED and busy.skip_kind is SkipKind.DEVICE, busy.reasons
+    assert "other processes held 70.0 GiB" in busy.reasons[0] and "backward" in busy.reasons[0]
+    assert busy.reasons_of(ReasonKind.OUT_OF_MEMORY)
+    monkeypatch.setattr(_execute, "held_by_others", lambda: 0)
+    alone = judge(execute(spec, case, gpu))
+    assert alone.status is Status.ERROR and alone.reasons_of(ReasonKind.OUT_OF_MEMORY), alone.reasons
+
+
 def test_rope_example_passes_forward_and_backward_and_its_tables_are_not_differentiated():
     import train_rope as t
 

@@ -28,7 +28,7 @@ from .._device import (
 )
 from .._dtypes import PRECISIONS, ulp_spacing
 from .._findings import Finding, deduplicate
-from .._results import CaseResult, Determinism, PropertyOutcome, Reason, ReasonKind, Status, Timing
+from .._results import CaseResult, Determinism, PropertyOutcome, Reason, ReasonKind, Status, Timing, kind_of
 from .._spec import Spec
 from ..backends import Backend, backend_of, kernel_frame
 from ..cases import (
@@ -56,7 +56,7 @@ from ..compare import (
 )
 from ..interpret import checked, gpu_semantics, scalar_index
 from ..properties import PropertyContext
-from ._grad import GradRules, check_gradients
+from ._grad import OUT_OF_MEMORY_WORDS, GradRules, check_gradients
 from ._poison import AMBIGUOUS, PoisonAllocations, poison_, unwritten_mask
 from ._tensors import as_tuple as _as_tuple
 
@@ -350,9 +350,6 @@ def run_case(spec: Spec, case: Case, device: DeviceInfo, options: RunOptions | N
             release_if_holding()
 
 
-OUT_OF_MEMORY_WORDS = "the device ran out of memory"
-
-
 def _not_the_kernels(spec: Spec, case: Case, device: DeviceInfo) -> str | None:
     """Why running out of device memory on ``case`` says nothing of the kernel, in words, or None: the case was
     sized to the device's memory (``cases.sized_to_memory``), or other processes held a quarter of the device or
@@ -490,6 +487,15 @@ def judge(ex: Execution) -> CaseResult:
     result.findings = deduplicate(ex.kernel.findings)
     errored = result.status is Status.ERROR  # the backward raised: its reason says which stage
     _judge(result)
+    if errored and result.reasons_of(ReasonKind.OUT_OF_MEMORY) and (why := _not_the_kernels(spec, case, device)):
+        # the backward ran out of memory on a case sized to the device, or while other processes held it: as the
+        # forward's, not a verdict on the kernel
+        said = [r for r in result.reasons if kind_of(r) in (ReasonKind.REFERENCE_RAISED, ReasonKind.KERNEL_RAISED)]
+        result.status, result.skip_kind = Status.SKIPPED, SkipKind.DEVICE
+        result.reasons = [Reason(f"not run: {why} ({said[-1] if said else 'the backward'}); {_need(case)} a GPU with "
+                                 "more free memory", ReasonKind.SKIP), Reason(OUT_OF_MEMORY_WORDS,
+                                                                             ReasonKind.OUT_OF_MEMORY)]
+        return result
     if errored:
         result.status = Status.ERROR
         if raised is not None:

@@ -58,6 +58,8 @@ if TYPE_CHECKING:
     from ._execute import Execution
 
 _OOM: type[BaseException] = getattr(torch, "OutOfMemoryError", torch.cuda.OutOfMemoryError)
+#: The reason that marks a case out of device memory (its kind is what code reads: a pool runs the case again alone).
+OUT_OF_MEMORY_WORDS = "the device ran out of memory"
 _aten = torch.ops.aten
 #: The ops that return a fresh, undefined allocation: what kcheck poisons (and a probe may zero).
 EMPTY_OPS = {_aten.empty, _aten.empty_like, _aten.empty_strided, _aten.new_empty, _aten.new_empty_strided}
@@ -170,6 +172,10 @@ def check_gradients(ex: Execution, result: CaseResult, rules: GradRules) -> Base
                        else ("the float64 reference's gradients raised", ReasonKind.REFERENCE_RAISED))
         result.status = Status.ERROR
         result.reasons.append(Reason(f"{stage} {rules.describe(inner)}", kind))
+        if isinstance(inner, _OOM):
+            # a backward out of memory is marked as the forward's is: a pool runs the case again alone, and the
+            # verdict decides, as for the forward, whether the device's memory excuses it (a busy GPU's)
+            result.reasons.append(Reason(OUT_OF_MEMORY_WORDS, ReasonKind.OUT_OF_MEMORY))
         return inner if kind is ReasonKind.KERNEL_RAISED else None
     except GradError as err:  # the kernel's fault fails the case (``judge`` sees the reason); the Spec's is an error
         if err.kind is not ReasonKind.MISMATCH:
