@@ -403,6 +403,16 @@ def test_a_hallmark_right_about_half_the_time_ranks_its_cause_first_but_not_conf
     assert 0.5 <= causes[0].score < 0.7, causes
 
 
+def test_single_lanes_just_past_the_end_are_a_bound_not_a_swapped_index():
+    """Round 25's segment max (a `<=` on the segment's end) on the CPU: wrong values where every access stayed in
+    bounds (the next segment's row is inside the tensor) beside reads of single lanes just past the end. The
+    in-bounds wrong values made a transposition 0.75 over the off-by-one's 0.7. A swapped stride sends many lanes
+    far past an end; every stored held-out row with single-lane overruns was an off-by-one (20 of 20)."""
+    causes = _causes("wrong-in-bounds", "everywhere-wrong", "ones-rescues", "oob", "oob-single-lane", "gross")
+    assert causes[0].key == "off-by-one-mask", causes
+    assert all(c.score < 0.5 for c in causes if c.key == "index-transposition"), causes
+
+
 def test_a_dropped_tail_computes_no_nan_and_ones_cannot_fill_it():
     """Clean edge accesses beside NaN on randn and on all-zero data (round 18's sMAPE and round 5's masked mean, a
     0 / 0): a tile that is never written holds kcheck's poison, which the NaN observations leave out, and an input at

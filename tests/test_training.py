@@ -322,7 +322,6 @@ def test_out_of_memory_in_a_backward_on_a_busy_gpu_is_not_run_there_and_marked_f
     processes held the GPU (round 25's held-out control on an H100, 15 scoring processes side by side). Out of
     memory in the forward was already not the kernel's there; the backward's now is too, and either way the case is
     marked out of memory, so that a pool runs it again alone."""
-    import dataclasses
 
     from kcheck._device import DeviceInfo
     from kcheck.cases import SkipKind

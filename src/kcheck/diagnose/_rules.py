@@ -305,8 +305,10 @@ PROFILES: list[Profile] = [
             # an access whose address moves with the data is an index read from it: a stride's is fixed by the shape
             # and a wrong stride or index maps elements one to one: two programs storing to the same element of a
             # movement move it twice
+            # and a swapped stride sends lanes far past an end, many at once: accesses each a single lane just past
+            # the end are a bound one too far (every stored row with them was an off-by-one)
             {"vector-ones-rescues": 0.3, "systematic-error": 0.3, "layout-only": 0.3, "value-band": 0.3,
-             "oob-data-dependent": 0.3, "movement-written-twice": 0.3, **_TIMING},
+             "oob-data-dependent": 0.3, "movement-written-twice": 0.3, "oob-single-lane": 0.3, **_TIMING},
             advice=lambda ev: "check the strides and the order of the indices (row * stride_row + col * stride_col); "
             "on arange inputs, read which element each wrong output came from"),
     Profile("missing-syncthreads", "a racecheck hazard in shared memory (or runs that differ, with shared memory)",
