@@ -1977,6 +1977,18 @@ def test_a_fixed_dimension_met_among_the_small_sizes_that_pass_is_no_square_only
     assert diag.top is not None and diag.top.key == "missing-atomic", text
 
 
+def test_a_scatter_that_keeps_one_value_per_cell_is_no_movement(tmp_path):
+    """A z-buffer keeping each cell's nearest depth with a plain store (round 25's z-buffer splat, H100: race 0.88):
+    on arange inputs every expected value is an input's, and the grid has more cells than the point list has values,
+    so it read as a movement whose element two programs store (a race). A movement moves each input element
+    somewhere; this output holds a few of the points' values. The programs' write-write races on one cell are lost
+    updates."""
+    diag = debug(spec_of.zbuffer_plain_min, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "movement-written-twice" not in _kinds(diag.observations), text
+    assert diag.top is not None and diag.top.key == "missing-atomic", text
+
+
 def test_wrong_values_with_every_access_in_bounds_beside_reads_past_the_end_are_no_missing_mask(tmp_path):
     """A matrix tiled 2 x 3 with its source indices swapped (round 24's Kronecker product, CPU: edge-guard 0.7):
     where Q > P the row index leaves A, and those reads past its end read as a missing mask. Where Q <= P every

@@ -1636,6 +1636,45 @@ splat_count_plain_store = kcheck.Spec(
     patterns=["randn"], layouts=("contiguous",), seeds=1)
 
 
+# -- the nearest depth per cell of a 16 x 16 grid, kept by a load, a minimum and a plain store where an atomic
+#    minimum is needed: programs whose points share a cell overwrite each other's depth ------------------------------
+
+
+@triton.jit
+def _zbuffer_kernel(p_ptr, depth_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(p_ptr + offs * 3, mask=mask, other=0.0)
+    y = tl.load(p_ptr + offs * 3 + 1, mask=mask, other=0.0)
+    z = tl.load(p_ptr + offs * 3 + 2, mask=mask, other=0.0)
+    cx = tl.minimum(tl.maximum(((x + 4.0) * 2.0).to(tl.int32), 0), 15)
+    cy = tl.minimum(tl.maximum(((y + 4.0) * 2.0).to(tl.int32), 0), 15)
+    cell = cy * 16 + cx
+    near = tl.load(depth_ptr + cell, mask=mask, other=0.0)
+    tl.store(depth_ptr + cell, tl.minimum(near, z), mask=mask)  # BUG: tl.atomic_min(depth_ptr + cell, z, mask=mask)
+
+
+def _zbuffer(points: torch.Tensor) -> torch.Tensor:
+    points = points.contiguous()
+    depth = torch.full((256,), float("inf"), dtype=torch.float32, device=points.device)
+    n = points.shape[0]
+    if n:
+        _zbuffer_kernel[(triton.cdiv(n, 8),)](points, depth, n, BLOCK=8)
+    return depth.view(16, 16)
+
+
+def _zbuffer_reference(points: torch.Tensor) -> torch.Tensor:
+    cells = (((points[:, :2].float() + 4.0) * 2.0).to(torch.int32).clamp(0, 15))
+    depth = torch.full((256,), float("inf"), dtype=torch.float32, device=points.device)
+    return depth.scatter_reduce(0, (cells[:, 1] * 16 + cells[:, 0]).long(), points[:, 2].float(), "amin").view(16, 16)
+
+
+zbuffer_plain_min = kcheck.Spec(
+    name="zbuffer_plain_min", kernel=_zbuffer, reference=_zbuffer_reference,
+    inputs=[kcheck.Tensor("N", 3)], dims={"N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"],
+    patterns=["randn"], layouts=("contiguous",), seeds=1)
+
+
 # -- A [P, Q] tiled 2 x 3 times (A.repeat(2, 3)) with the source indices swapped: A[c % Q, r % P] for A[r % P, c % Q].
 # -- Where Q > P the row index leaves A (reads past its end); where Q <= P every read is in bounds and still wrong --
 

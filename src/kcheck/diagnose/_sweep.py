@@ -80,8 +80,9 @@ class Evidence:
     transposed: dict[int, CaseResult] = field(default_factory=dict)  # input index -> kernel vs ref(input^T)
     arange: list[Decoded] = field(default_factory=list)  # decoded wrong outputs
     arange_moves: bool = False  # on arange inputs, every expected value is an input's value (a data movement)
-    # ... and the outputs hold as many elements as the largest input: each input element moved somewhere (a flip, a
-    # roll, a transpose), not a selection of a few (a max, a gather of some rows)
+    # ... and the outputs hold as many elements as the largest input, and most of its values: each input element
+    # moved somewhere (a flip, a roll, a transpose), not a selection of a few (a max, a gather of some rows, a
+    # z-buffer keeping one depth per cell of a grid larger than its list of points)
     arange_permutes: bool = False
     stages: list[tuple[str, CaseResult]] = field(default_factory=list)
     configs: list[tuple[str, CaseResult]] = field(default_factory=list)  # other launch configs, smallest case
@@ -579,6 +580,21 @@ def _within_multiset(expected: list[torch.Tensor], values: torch.Tensor) -> bool
     return bool(((have_u[pos] == u) & (have_n[pos] >= n)).all())
 
 
+#: Share of the largest input's values a movement's outputs hold at least: each input element moved somewhere.
+MOVED_SHARE = 0.9
+
+
+def _covers(expected: list[torch.Tensor], largest: torch.Tensor) -> bool:
+    """Whether the outputs hold at least ``MOVED_SHARE`` of the largest input's distinct values: a flip, a roll or a
+    transpose moves each of them; a scatter that keeps one value per cell (a z-buffer's nearest depth) holds few of
+    its points' values, however many cells its output has."""
+    want = torch.unique(largest[torch.isfinite(largest)])
+    if want.numel() == 0:
+        return False
+    held = torch.cat([x[torch.isfinite(x)].reshape(-1) for x in expected]) if expected else largest[:0]
+    return float(torch.isin(want, held).double().mean()) >= MOVED_SHARE
+
+
 def decode_arange(ev: Evidence, case: Case, prober: Prober) -> CaseResult | None:
     """Run the case on arange inputs (each value its flat index) as a probe (in an isolated worker on a GPU) and
     say, for the first wrong outputs, which expected position their value belongs to: the reference at the same
@@ -606,7 +622,7 @@ def decode_arange(ev: Evidence, case: Case, prober: Prober) -> CaseResult | None
     ev.arange_moves = values.numel() > 0 and all(bool(torch.isin(x[torch.isfinite(x)], values).all())
                                                  for x in expected)
     ev.arange_permutes = ev.arange_moves and sum(x.numel() for x in expected) >= max(p.numel() for p in pool) \
-        and _within_multiset(expected, values)
+        and _within_multiset(expected, values) and _covers(expected, max(pool, key=lambda p: p.numel()))
     if res.status is not Status.FAILED:  # passed: the movement is known, nothing to decode
         return res
     for cmp, x in zip(res.comparisons, expected, strict=False):
