@@ -459,24 +459,29 @@ def score(prior: float | None, supports: list[Observation], contradicts: list[Ob
     return round(max(0.05, min(0.45, raw)), 3)
 
 
+def _matched(profile: Profile, kinds: set[str] | frozenset[str]) -> tuple[list[Hallmark], set[str], set[str]]:
+    """Which of ``profile``'s hallmarks the observation kinds show (the strongest first), which supports and which
+    contradictions (a contradiction that its ``unless`` kind explains away left out)."""
+    seen = sorted((h for h in profile.hallmarks if all(k in kinds for k in h)), key=lambda h: -profile.hallmarks[h])
+    against = {k for k in kinds if k in profile.contradicts and not (k in profile.unless
+                                                                      and profile.unless[k] in kinds)}
+    return seen, {k for k in kinds if k in profile.supports}, against
+
+
 def evaluate(profile: Profile, facts: Facts) -> Cause | None:
-    seen = [h for h in profile.hallmarks if all(facts.has(k) for k in h)]
-    supports = [replace(o, weight=profile.supports[o.kind]) for o in facts.observations
-                if o.kind in profile.supports]
+    seen, supported, against = _matched(profile, {o.kind for o in facts.observations})
+    supports = [replace(o, weight=profile.supports[o.kind]) for o in facts.observations if o.kind in supported]
     if not seen and not supports:
         return None
-    seen.sort(key=lambda h: -profile.hallmarks[h])  # the strongest way the hallmark was seen first
     hallmark_obs = list({(o.kind, o.text): o for h in seen for k in h for o in facts.get(k)}.values())
-    prior = max(profile.hallmarks[h] for h in seen) if seen else None
+    prior = profile.hallmarks[seen[0]] if seen else None
     if prior is not None and profile.prior is not None:
         prior = profile.prior(facts, prior)
     # the hallmark's observations first (with their weight where they are supports too), then the other supports
     weighed = {(o.kind, o.text): o for o in supports}
     first = [weighed.get((o.kind, o.text), o) for o in hallmark_obs]
     supports = first + [o for o in supports if (o.kind, o.text) not in {(f.kind, f.text) for f in first}]
-    contradicts = [replace(o, weight=profile.contradicts[o.kind]) for o in facts.observations
-                   if o.kind in profile.contradicts and not (o.kind in profile.unless
-                                                             and facts.has(profile.unless[o.kind]))]
+    contradicts = [replace(o, weight=profile.contradicts[o.kind]) for o in facts.observations if o.kind in against]
     s = score(prior, supports, contradicts)
     evidence = [o.text for o in supports] + [f"against: {o.text}" for o in contradicts]
     return Cause(profile.key, BUG_CLASSES[profile.key], s, evidence, profile.advice(facts.ev), supports,
@@ -493,13 +498,12 @@ def replay(kinds: set[str] | frozenset[str],
     wrong values)."""
     out: list[tuple[str, float, Hallmark, bool]] = []
     for profile in PROFILES:
-        seen = sorted((h for h in profile.hallmarks if all(k in kinds for k in h)), key=lambda h: -profile.hallmarks[h])
-        supports = [Observation(k, k, profile.supports[k]) for k in kinds if k in profile.supports]
-        if not seen and not supports:
+        seen, supported, against = _matched(profile, kinds)
+        if not seen and not supported:
             continue
-        prior = max(profile.hallmarks[h] for h in seen) if seen else None
-        contradicts = [Observation(k, k, profile.contradicts[k]) for k in kinds if k in profile.contradicts
-                       and not (k in profile.unless and profile.unless[k] in kinds)]
+        prior = profile.hallmarks[seen[0]] if seen else None
+        supports = [Observation(k, k, profile.supports[k]) for k in supported]
+        contradicts = [Observation(k, k, profile.contradicts[k]) for k in against]
         s = score(prior, supports, contradicts)
         if profile.prior is not None and prior is not None and not contradicts:
             s = (fixed or {}).get(profile.key, min(s, 0.49) if profile.key == "kernel-raises" else s)

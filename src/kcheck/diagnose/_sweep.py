@@ -512,7 +512,9 @@ def probe_slices(p: Prober, ev: Evidence) -> None:
             ok = [(k, d) for k, d in dims if slice_probe_ok(spec, args, i, k, _middle(case.sizes[d]), modes)]
             if ok:
                 chosen.append((i, ok))
-        for i, ok in chosen[:SLICE_INPUTS]:
+                if len(chosen) == SLICE_INPUTS:  # each check runs the reference twice: no more than are probed
+                    break
+        for i, ok in chosen:
             for k, d in ok[:SLICE_DIMS]:
                 pos = _middle(case.sizes[d])
                 r = p.run(case, "slice", f"{_name(spec, i)}[{d}={pos}] + 1..2: outputs outside that slice",
@@ -528,19 +530,18 @@ def _dims(spec: Spec, i: int) -> tuple[str | int, ...]:
 
 
 def _finite_failures(ev: Evidence, keep: Callable[[Case], bool] = lambda c: True) -> list[CaseResult]:
-    """The cases ``_finite_failure`` chooses among, the one it chooses first, then the others smallest first (each
-    case once)."""
-    first = _finite_failure(ev, keep)
-    if first is None:
-        return []
-    cands = list(ev.failing) + [r for rows in ev.sizes.values() for _, ok, r in rows if not ok]
-    rest = sorted((r for r in cands if r is not first and r.status is Status.FAILED and r.case.axis != "large"
-                   and math.isfinite(error_of(r)) and error_of(r) > 0
-                   and case_elements(ev.spec, r.case) <= PAD_MAX and keep(r.case)),
-                  key=lambda r: case_elements(ev.spec, r.case))
-    seen = {first.case.id}
-    out = [first]
-    for r in rest:
+    """The cases that computed finite wrong values (a NaN or an Inf hides how much worse a probe makes it), among
+    those ``keep`` accepts, from the minimal one and the failures of the matrix and the size sweep: the minimal one
+    first when it qualifies, then the others smallest first, each case once."""
+    cands = [ev.minimal] if ev.minimal is not None else []
+    cands += list(ev.failing) + [r for rows in ev.sizes.values() for _, ok, r in rows if not ok]
+    finite = [r for r in cands if r is not None and r.status is Status.FAILED and r.case.axis != "large"
+              and math.isfinite(error_of(r)) and error_of(r) > 0 and case_elements(ev.spec, r.case) <= PAD_MAX
+              and keep(r.case)]
+    first = [ev.minimal] if ev.minimal in finite else []
+    out: list[CaseResult] = []
+    seen: set[str] = set()
+    for r in first + sorted(finite, key=lambda r: case_elements(ev.spec, r.case)):
         if r.case.id not in seen:
             seen.add(r.case.id)
             out.append(r)
@@ -548,19 +549,10 @@ def _finite_failures(ev: Evidence, keep: Callable[[Case], bool] = lambda c: True
 
 
 def _finite_failure(ev: Evidence, keep: Callable[[Case], bool] = lambda c: True) -> CaseResult | None:
-    """The smallest case that computed finite wrong values (a NaN or an Inf hides how much worse a probe makes
-    it), among those ``keep`` accepts: the minimal one when it did, else among the failures of the matrix and the
-    size sweep."""
-    cands = [ev.minimal] if ev.minimal is not None else []
-    cands += list(ev.failing) + [r for rows in ev.sizes.values() for _, ok, r in rows if not ok]
-    finite = [r for r in cands if r is not None and r.status is Status.FAILED and r.case.axis != "large"
-              and math.isfinite(error_of(r)) and error_of(r) > 0 and case_elements(ev.spec, r.case) <= PAD_MAX
-              and keep(r.case)]
-    if not finite:
-        return None
-    if ev.minimal in finite:
-        return ev.minimal
-    return min(finite, key=lambda r: case_elements(ev.spec, r.case))
+    """The first of ``_finite_failures``: the minimal case when it computed finite wrong values, else the smallest
+    such failure; None when there is none."""
+    found = _finite_failures(ev, keep)
+    return found[0] if found else None
 
 
 def _name(spec: Spec, i: int) -> str:

@@ -363,8 +363,10 @@ def _not_the_kernels(spec: Spec, case: Case, device: DeviceInfo) -> str | None:
     return None
 
 
-def _need(case: Case) -> str:
-    return "the past-2**31 check needs" if case.axis == "large" else "this case needs"
+def _not_run_for_memory(case: Case, why: str, what: str) -> Reason:
+    """The reason of a case not run for this device's memory: ``why`` (``_not_the_kernels``), ``what`` ran out."""
+    need = "the past-2**31 check needs" if case.axis == "large" else "this case needs"
+    return Reason(f"not run: {why} ({what}); {need} a GPU with more free memory", ReasonKind.SKIP)
 
 
 def _out_of_memory(spec: Spec, case: Case, device: DeviceInfo, exc: BaseException,
@@ -379,8 +381,8 @@ def _out_of_memory(spec: Spec, case: Case, device: DeviceInfo, exc: BaseExceptio
     text = f"{stage} ran out of device memory ({_short_traceback(exc)})"
     why = _not_the_kernels(spec, case, device)
     if why is not None:
-        res = CaseResult(case, Status.SKIPPED, timing=timing, skip_kind=SkipKind.DEVICE, reasons=[Reason(
-            f"not run: {why} ({text}); {_need(case)} a GPU with more free memory", ReasonKind.SKIP)])
+        res = CaseResult(case, Status.SKIPPED, timing=timing, skip_kind=SkipKind.DEVICE,
+                         reasons=[_not_run_for_memory(case, why, text)])
     else:
         res = CaseResult(case, Status.ERROR, timing=timing, reasons=[Reason(text, ReasonKind.WORKER)])
     res.reasons.append(Reason(OUT_OF_MEMORY_WORDS, ReasonKind.OUT_OF_MEMORY))
@@ -415,8 +417,8 @@ def judge(ex: Execution) -> CaseResult:
                 # memory: what took it (another process on the GPU, a reference that needs more than the estimate)
                 # says nothing of the kernel
                 result.status, result.skip_kind = Status.SKIPPED, SkipKind.DEVICE
-                result.reasons = [Reason(f"not run: {why} ({_STAGE[ex.failure]} {_short_traceback(ex.exception)}); "
-                                         f"{_need(case)} a GPU with more free memory", ReasonKind.SKIP)]
+                result.reasons = [_not_run_for_memory(
+                    case, why, f"{_STAGE[ex.failure]} {_short_traceback(ex.exception)}")]
             result.reasons.append(Reason(OUT_OF_MEMORY_WORDS, ReasonKind.OUT_OF_MEMORY))
         if ex.failure is ReasonKind.KERNEL_RAISED:
             # only a known limitation of the machine excuses an error; a bf16 case that raised is an error
@@ -492,9 +494,8 @@ def judge(ex: Execution) -> CaseResult:
         # forward's, not a verdict on the kernel
         said = [r for r in result.reasons if kind_of(r) in (ReasonKind.REFERENCE_RAISED, ReasonKind.KERNEL_RAISED)]
         result.status, result.skip_kind = Status.SKIPPED, SkipKind.DEVICE
-        result.reasons = [Reason(f"not run: {why} ({said[-1] if said else 'the backward'}); {_need(case)} a GPU with "
-                                 "more free memory", ReasonKind.SKIP), Reason(OUT_OF_MEMORY_WORDS,
-                                                                             ReasonKind.OUT_OF_MEMORY)]
+        result.reasons = [_not_run_for_memory(case, why, said[-1] if said else "the backward"),
+                          Reason(OUT_OF_MEMORY_WORDS, ReasonKind.OUT_OF_MEMORY)]
         return result
     if errored:
         result.status = Status.ERROR
