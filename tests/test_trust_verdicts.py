@@ -254,6 +254,41 @@ def test_a_nonzero_output_keeps_its_own_scale():
     assert tol.atol == pytest.approx(2e-5) and "exactly zero" in tol.source
 
 
+def _radius_spec(offset):
+    """A distance R * |x - y| with R = 6371 (a great circle's km): on 'ones' data every pair coincides and the
+    whole expected output is 0. The kernel's fp32 rounding of the angle (1e-7 rad) times R is 6e-4 km there, which
+    is rounding of this output's scale (thousands of km), not of the inputs' (1)."""
+    radius = 6371.0
+
+    def kernel(x, y):
+        gen = torch.Generator().manual_seed(3)
+        noise = 1e-7 * torch.rand(x.shape, generator=gen).to(device=x.device, dtype=x.dtype)
+        return radius * ((x - y).abs() + noise) + offset
+
+    return kcheck.Spec(name="dist", kernel=kernel, reference=lambda x, y: radius * (x - y).abs(),
+                       inputs=[kcheck.Tensor("N"), kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"])
+
+
+def test_an_all_zero_output_is_judged_at_its_own_scale_on_typical_data():
+    res = _one(_radius_spec(0.0), "dist[N=64,fp32,ones,seed=0]")
+    assert res.status is Status.PASSED, res.reasons
+    assert "randn" in res.comparisons[0].tolerance.source
+
+
+def test_an_error_at_the_outputs_scale_on_an_all_zero_output_still_fails():
+    # 1 km on points that coincide: 1e-4 of the output's typical scale, ten times the fp32 table's 1e-5
+    res = _one(_radius_spec(1.0), "dist[N=64,fp32,ones,seed=0]")
+    assert res.status is Status.FAILED
+
+
+def test_an_output_zero_on_typical_data_too_keeps_the_inputs_scale():
+    spec = _zero_spec(1e-2)  # x - x is zero on every data: randn inputs give no scale of their own
+    res = _one(spec, "zero[N=129,fp32,ones,seed=0]")
+    assert res.status is Status.FAILED
+    assert "rms(inputs)" in res.comparisons[0].tolerance.source
+
+
 # -- in-place kernels ---------------------------------------------------------------------------------------------
 
 def _inplace(kernel, reference):

@@ -6,6 +6,7 @@ dimensions) and expected values e (float64)::
     rtol = max(table[P], eps(D), sqrt(n) * eps_accumulate(P), 4 * eps_operand(P))
     atol = rtol * scale           (at least the smallest normal of D)
     scale = rms(e), or, where e is exactly zero everywhere, rms(x) over every finite element of the floating inputs
+            (or the same output's rms on randn inputs of the same sizes, where that is larger)
 
 - ``table[P]`` is the default table (fp32 1e-5, tf32 1e-3, bf16/fp16 1e-2, fp8 5e-2, fp64 1e-10);
 - ``eps(D)`` is one unit in the last place of the output: a correctly rounded result may be half an ulp off, and a
@@ -20,7 +21,13 @@ dimensions) and expected values e (float64)::
 - an output that is exactly zero everywhere (a cross-entropy over one class, a difference of equal terms) has no
   magnitude of its own: its floor comes from the inputs' scale, the scale of the terms a kernel combines to reach
   that zero, so a correct kernel's rounding (1e-7 of fp32 inputs of size 1) passes and a real error (1e-2) fails.
-  Only an all-zero expected output takes this path; any other output keeps its own scale.
+  Only an all-zero expected output takes this path; any other output keeps its own scale;
+- an output can also be zero because of the data alone: a distance between points that coincide ('ones' or 'eye'
+  data), in km. Its typical magnitude (thousands of km) is not the inputs' (radians): a correct kernel's fp32
+  rounding of the angle, 1e-7 rad, is 6e-4 km there, far above 1e-5 x rms(inputs). Where the inputs' scale fails
+  such an output, the runner asks the reference for the same output on randn inputs of the same case (``typical``):
+  the larger of the two scales is the output's. An output that is zero on randn inputs too (x - x) keeps the
+  inputs' scale.
 
 Integer outputs are compared exactly. A user's ``rtol``/``atol`` replace the computed values.
 """
@@ -94,9 +101,10 @@ def rms_of_inputs(args: Sequence[object]) -> float:
 def tolerance_for(precision: str, out_dtype: torch.dtype, n: int, scale: float, *,
                   rtol: float | Mapping[str, float] | None = None,
                   atol: float | Mapping[str, float] | None = None,
-                  input_scale: float | Callable[[], float] = 0.0) -> Tolerance:
+                  input_scale: float | Callable[[], float] = 0.0, typical: float = 0.0) -> Tolerance:
     """The tolerance of one output (see the module docstring). ``scale`` is rms(expected); ``input_scale`` (a
-    number, or a function computing it, called only when needed) is the inputs' rms, used when ``scale`` is 0."""
+    number, or a function computing it, called only when needed) is the inputs' rms, used when ``scale`` is 0;
+    ``typical`` is the same output's rms on randn inputs of the case, used when ``scale`` is 0 and it is larger."""
     if not out_dtype.is_floating_point:
         return Tolerance(0.0, 0.0, f"exact ({out_dtype} output)")
     prec = PRECISIONS[precision]
@@ -122,5 +130,9 @@ def tolerance_for(precision: str, out_dtype: torch.dtype, n: int, scale: float, 
         if scale == 0:
             scale = input_scale() if callable(input_scale) else input_scale
             awhy = f"atol = rtol x rms(inputs) = {r:.2g} x {scale:.3g} (the expected output is exactly zero)"
+            if typical > scale:
+                scale = typical
+                awhy = (f"atol = rtol x rms(this output on randn inputs) = {r:.2g} x {scale:.3g} (the expected "
+                        "output is exactly zero on this data; the inputs' rms is smaller)")
         a = max(r * scale, float(torch.finfo(out_dtype).tiny))
     return Tolerance(r, a, f"{why}; {awhy}")
