@@ -1999,3 +1999,19 @@ def test_wrong_values_with_every_access_in_bounds_beside_reads_past_the_end_are_
     assert "wrong-in-bounds" in _kinds(diag.observations), text
     assert not any(c.score >= 0.7 for c in diag.causes if c.key == "edge-guard"), text
     assert diag.top is not None and diag.top.key == "index-transposition", text
+
+
+def test_nan_on_randn_that_a_smaller_scale_takes_away_is_an_exp_out_of_range_not_a_cancellation(tmp_path):
+    """A kernel regression whose weights are exp(logits) without the row's largest logit subtracted (round 25's,
+    H100: cancellation 0.75). Far from every sample the weights underflow and the estimate is 0 / 0: NaN on randn
+    data and on constant rows far apart, all-zero data finite. NaN on constant rows alone is a cancellation's; here
+    randn has it too, and the same randn data scaled down is finite, which no zero denominator would be."""
+    diag = debug(spec_of.kernel_regression_unshifted, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    kinds = _kinds(diag.observations)
+    assert "nonfinite-constant-only" not in kinds and "nonfinite-shrinks" in kinds, text
+    assert diag.top is not None and diag.top.key == "exp-overflow", text
+    cancellation = _cause(diag, "cancellation")
+    assert cancellation is None or cancellation.score < 0.5, text
+    division = _cause(diag, "division-by-zero")
+    assert division is None or "nonfinite-shrinks" in _kinds(division.contradicts), text

@@ -1701,3 +1701,30 @@ tile_indices_swapped = kcheck.Spec(
     name="tile_indices_swapped", kernel=_tile, reference=lambda a: a.repeat(2, 3),
     inputs=[kcheck.Tensor("P", "Q")], dims={"P": kcheck.Dim(nominal=24, real=()), "Q": kcheck.Dim(nominal=40, real=())},
     dtypes=["fp32"], patterns=["randn"], seeds=1)
+
+
+# -- Nadaraya-Watson regression, exp(-d / 2h^2) without subtracting the row's largest log-weight: far from every
+# -- sample the weights all underflow and the estimate is 0 / 0. NaN on randn and on constant rows far apart --
+
+_NW_BANDWIDTH = 0.05
+
+
+def _nw_log_weights(q: torch.Tensor, xs: torch.Tensor) -> torch.Tensor:
+    d = ((q[:, None, :] - xs[None, :, :]) ** 2).sum(-1)
+    return -d / (2 * _NW_BANDWIDTH ** 2)
+
+
+def _nw_unshifted(q: torch.Tensor, xs: torch.Tensor, ys: torch.Tensor) -> torch.Tensor:
+    w = torch.exp(_nw_log_weights(q, xs))  # BUG: torch.exp(logits - logits.amax(1, keepdim=True))
+    return (w * ys[None, :]).sum(1) / w.sum(1)
+
+
+def _nw_reference(q: torch.Tensor, xs: torch.Tensor, ys: torch.Tensor) -> torch.Tensor:
+    return (torch.softmax(_nw_log_weights(q, xs), dim=1) * ys[None, :]).sum(1)
+
+
+kernel_regression_unshifted = kcheck.Spec(
+    name="kernel_regression_unshifted", kernel=_nw_unshifted, reference=_nw_reference,
+    inputs=[kcheck.Tensor("Q", "D"), kcheck.Tensor("S", "D"), kcheck.Tensor("S")],
+    dims={"Q": kcheck.Dim(nominal=64), "S": kcheck.Dim(nominal=16), "D": kcheck.Dim(nominal=3, real=())},
+    dtypes=["fp32", "fp16"])

@@ -645,7 +645,8 @@ class Facts:
                        and r.case.axis != "debug" and not _nonfinite(r) and not empty(r)]
         rare = [r for r in nf_randn if r.case.precision in ("fp16", "bf16") and all(
             c.nan_mismatches + c.inf_mismatches <= max(4, 0.001 * c.numel) for c in r.comparisons)]
-        if nf_randn and len(rare) == len(nf_randn) and fp32_finite and not short:
+        randn_rare = bool(nf_randn) and len(rare) == len(nf_randn) and bool(fp32_finite) and not short
+        if randn_rare:
             self.add("nonfinite-randn-rare", f"NaN/Inf on randn data only in {nf_randn[0].case.precision}, at a "
                      f"handful of elements ({nf_randn[0].case.id}); the fp32 randn cases are finite: two values that "
                      "cancel exactly in a short mantissa (a zero sum or difference)")
@@ -675,6 +676,19 @@ class Facts:
                 ok = [k for k, r in ev.magnitudes if r.ok and 1 < k < first]
                 words.append(f"randn x {first:g} gives NaN/Inf" + (f"; x {max(ok):g} passes" if ok else ""))
             self.add("nonfinite-large", "; ".join(words) + "; randn is right")
+        # NaN/Inf on the nominal randn data that the same data scaled down takes away: a value out of range (an exp
+        # whose terms all underflow to 0 / 0, a power that overflows), not a zero denominator, which stays zero at
+        # any scale, nor a read of poison or padding, which no scale of the inputs reaches
+        b = ev.base
+        base_nf = [r for r in nf_randn if b is not None and (r.case.dims, r.case.precision, r.case.layout,
+                                                            r.case.seed, r.case.config, r.case.params)
+                   == (b.dims, b.precision, b.layout, b.seed, b.config, b.params)]
+        shrunk = [k for k, r in ev.magnitudes if k < 1 and r.status in (Status.PASSED, Status.FAILED)
+                  and not _nonfinite(r) and not empty(r)]
+        if base_nf and shrunk and not randn_rare:
+            self.add("nonfinite-shrinks", f"NaN/Inf on the nominal randn case ({base_nf[0].case.id}); the same data "
+                     f"x {max(shrunk):g} is finite: the values leave the range of an exp or a power at ordinary "
+                     "magnitudes, where a zero denominator would stay zero")
         self._tiny_scale()
         zero = [r for r in failing if r.case.pattern in ("zeros", "constant") and _nonfinite(r)]
         if zero:
@@ -688,7 +702,9 @@ class Facts:
         # is two equal nonzero terms whose rounded difference fell below zero (the root of E[x^2] - E[x]^2)
         finite_zeros = [r for r in self.results if r.case.pattern == "zeros" and not empty(r) and not _nonfinite(r)
                         and r.status in (Status.PASSED, Status.FAILED) and r.case.axis != "debug"]
-        if zero and not zeros and finite_zeros:
+        # and it is a formula right on randn data (mean zero, spread one): NaN/Inf there too is no cancellation (an
+        # exp that underflows to 0 / 0 far from every sample, which constant rows far apart reach as well)
+        if zero and not zeros and finite_zeros and (not nf_randn or randn_rare):
             self.add("nonfinite-constant-only", f"NaN/Inf on constant rows ({zero[0].case.id}) but not on all-zero "
                      f"ones ({finite_zeros[0].case.id}), where any zero spread, sum or norm is zero too: a difference "
                      "of two equal nonzero terms that rounds below zero (a root of E[x^2] - E[x]^2), not a zero "

@@ -229,7 +229,9 @@ PROFILES: list[Profile] = [
             # overflow on large data too), not an exp that only large inputs push past the range
             # an exp past the range overflows in fp32 too on the same data: only the low precisions failing is their
             # range (an fp16 sum of squares), not the exp
-            {("nonfinite-large",): 0.9}, {"scale-decided": 0.05},
+            # (NaN on randn itself, gone at a smaller scale: an exp underflowing to 0 / 0 at ordinary distances; its
+            # measured precision is not known yet, so it ranks the cause first without making it confident)
+            {("nonfinite-large",): 0.9, ("nonfinite-shrinks",): 0.65}, {"scale-decided": 0.05},
             {"scaled-finite": 0.3, "baseline-only": 0.3, "low-precision-only": 0.3},
             advice=lambda ev: "subtract the row max before exp (x - max(x)), as the stable softmax / log-sum-exp"),
     Profile("division-by-zero", "NaN/Inf where a sum or spread is zero",
@@ -239,8 +241,9 @@ PROFILES: list[Profile] = [
             # NaN read from memory past the tensor (poison) is not a zero denominator
             # nor is NaN that only non-contiguous cases get: kcheck pads strided views with NaN, so a kernel that
             # assumes its rows contiguous reads it
+            # nor NaN on randn that a smaller scale of the same data takes away: a zero stays zero at any scale
             contradicts={"oob": 0.3, "edge-pattern": 0.3, "nonfinite-randn": 0.3, "nonfinite-strided": 0.3,
-                         "nonfinite-constant-only": 0.3},
+                         "nonfinite-constant-only": 0.3, "nonfinite-shrinks": 0.3},
             # NaN computed at ragged sizes with every access in bounds: the masked lanes' 0 / 0, which is this
             # cause at the edge of a block and on randn data
             unless={"edge-pattern": "nonfinite-edge", "nonfinite-randn": "nonfinite-edge"},
