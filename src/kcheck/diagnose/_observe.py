@@ -679,10 +679,10 @@ class Facts:
         # NaN/Inf on the nominal randn data that the same data scaled down takes away: a value out of range (an exp
         # whose terms all underflow to 0 / 0, a power that overflows), not a zero denominator, which stays zero at
         # any scale, nor a read of poison or padding, which no scale of the inputs reaches
-        b = ev.base
-        base_nf = [r for r in nf_randn if b is not None and (r.case.dims, r.case.precision, r.case.layout,
-                                                            r.case.seed, r.case.config, r.case.params)
-                   == (b.dims, b.precision, b.layout, b.seed, b.config, b.params)]
+        nominal = ev.base
+        base_nf = [r for r in nf_randn if nominal is not None
+                   and (r.case.dims, r.case.precision, r.case.layout, r.case.seed, r.case.config, r.case.params)
+                   == (nominal.dims, nominal.precision, nominal.layout, nominal.seed, nominal.config, nominal.params)]
         shrunk = [k for k, r in ev.magnitudes if k < 1 and r.status in (Status.PASSED, Status.FAILED)
                   and not _nonfinite(r) and not empty(r)]
         if base_nf and shrunk and not randn_rare:
