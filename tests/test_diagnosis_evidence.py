@@ -2015,3 +2015,16 @@ def test_nan_on_randn_that_a_smaller_scale_takes_away_is_an_exp_out_of_range_not
     assert cancellation is None or cancellation.score < 0.5, text
     division = _cause(diag, "division-by-zero")
     assert division is None or "nonfinite-shrinks" in _kinds(division.contradicts), text
+
+
+def test_a_fixed_3x3_matrix_read_transposed_is_an_index_error(tmp_path):
+    """A colour matrix a Custom builds (fixed 3x3, near the identity) applied transposed (round 25's homography, CPU:
+    wrong-constant 0.65). No size of the Spec is non-square, and every output is off by a fraction, which looks like
+    a constant; the reference of the transposed matrix matches the kernel. The Customs that declare their shape get
+    that probe as the Tensors do."""
+    diag = debug(spec_of.colour_matrix_transposed, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "index-transposition", text
+    assert "transposed-reference" in _kinds(diag.top.supports) and diag.top.score >= 0.7, text
+    constant = _cause(diag, "wrong-constant")
+    assert constant is None or constant.score < 0.5, text

@@ -1728,3 +1728,23 @@ kernel_regression_unshifted = kcheck.Spec(
     inputs=[kcheck.Tensor("Q", "D"), kcheck.Tensor("S", "D"), kcheck.Tensor("S")],
     dims={"Q": kcheck.Dim(nominal=64), "S": kcheck.Dim(nominal=16), "D": kcheck.Dim(nominal=3, real=())},
     dtypes=["fp32", "fp16"])
+
+
+# -- A 3x3 colour matrix applied to [N, 3] pixels (a colour-space conversion) read transposed: out = px @ M for
+# -- px @ M^T. The matrix is a Custom (a well-conditioned transform near the identity) of a fixed 3x3 shape: no size
+# -- of the Spec is non-square, so only the reference of the transposed matrix can say it --
+
+
+def _colour_matrix(ctx: kcheck.CaseContext) -> torch.Tensor:
+    m = torch.eye(3) + 0.2 * torch.randn((3, 3), generator=ctx.generator)
+    return m.to(dtype=ctx.dtype, device=ctx.device)
+
+
+def _colour_transposed(m: torch.Tensor, px: torch.Tensor) -> torch.Tensor:
+    return (px.float() @ m.float()).to(px.dtype)  # BUG: px @ m.T
+
+
+colour_matrix_transposed = kcheck.Spec(
+    name="colour_matrix_transposed", kernel=_colour_transposed, reference=lambda m, px: px @ m.T,
+    inputs=[kcheck.Custom(_colour_matrix, name="m", dims=(3, 3)), kcheck.Tensor("N", 3, name="px")],
+    dims={"N": kcheck.Dim(nominal=256)}, dtypes=["fp32"])

@@ -16,7 +16,7 @@ import torch
 
 from .._dtypes import PRECISIONS
 from .._results import CaseResult, SpecReport, Status
-from .._spec import Spec, Tensor
+from .._spec import Custom, Spec, Tensor
 from ..cases import Case, call_reference, fit, make_args, numel, params_of, shape_of, tensor_shapes, upcast
 from ..compare import rms
 from ._observe import Facts, empty, error_of, ignores_nan, most_severe_smallest, reads_bumped, reduces, vector_inputs
@@ -320,7 +320,11 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
     if len(vectors) > 1:  # a scale and a shift read along one wrong axis: each alone at ones leaves the other wrong
         names = ", ".join(_name(ev.spec, i) for i in vectors)
         ev.vectors_ones = p.run(case, "input", f"{names} = ones", ("ones", tuple(vectors)))
-    for i in tensors:
+    # the transposed reference of every input of two dims or more: the Tensors, and the Customs that declare their
+    # shape (a fixed 3x3 matrix built by the Spec, which no size of the Spec makes non-square)
+    shaped = tensors + [i for i, t in enumerate(ev.spec.inputs)
+                        if isinstance(t, Custom) and len(_dims(ev.spec, i)) >= 2]
+    for i in shaped:
         square = square_case(ev.spec, case, i)
         if square is not None and not transpose_invariant(ev.spec, square, i):
             at = "" if square == case else " at " + ", ".join(f"{d}={v}" for d, v in square.dims
