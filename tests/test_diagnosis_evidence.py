@@ -2028,3 +2028,34 @@ def test_a_fixed_3x3_matrix_read_transposed_is_an_index_error(tmp_path):
     assert "transposed-reference" in _kinds(diag.top.supports) and diag.top.score >= 0.7, text
     constant = _cause(diag, "wrong-constant")
     assert constant is None or constant.score < 0.5, text
+
+
+def _gains_unguarded(x: torch.Tensor) -> torch.Tensor:
+    g = x.mean() if x.numel() else torch.zeros((), dtype=x.dtype, device=x.device)
+    return g / x.mean((1, 2))
+
+
+def _gains_reference(x: torch.Tensor) -> torch.Tensor:
+    m = x.sum((1, 2)) / max(x.shape[1] * x.shape[2], 1)
+    g = x.sum() / max(x.numel(), 1)
+    return torch.where(m != 0, g / m, torch.ones_like(m))
+
+
+def test_nan_at_an_empty_dimension_is_not_nan_on_randn_data():
+    """Gray-world gains, the overall mean over each image's mean without a guard for a zero mean (round 25's, H100:
+    division-by-zero 0.45 under kernel-raises 0.5). The images of no pixel (H=0, W=0) give 0 / 0 on randn cases,
+    which counted as "NaN on plain randn data" against the zero denominator. An empty mean is 0 / 0 whatever the
+    data: those cases say nothing about randn values."""
+    spec = kcheck.Spec(name="gains_unguarded", kernel=_gains_unguarded, reference=_gains_reference,
+                       inputs=[kcheck.Tensor("N", "H", "W")],
+                       dims={"N": kcheck.Dim(nominal=8), "H": kcheck.Dim(nominal=16), "W": kcheck.Dim(nominal=24)},
+                       dtypes=["fp32"])
+    report = kcheck.check(spec, large=False).specs[0]
+    failing = [r for r in report.cases if not r.ok]
+    assert any(r.case.pattern == "randn" and 0 in r.case.sizes.values() for r in failing)  # the empty ones fail
+    ev = Evidence(spec, report, failing)
+    facts = Facts(ev)
+    kinds = _kinds(facts.observations)
+    assert "nonfinite-randn" not in kinds and "nonfinite-zero" in kinds, kinds
+    causes = diagnose(ev, facts)
+    assert causes[0].key == "division-by-zero" and causes[0].score >= 0.7, causes[:2]
