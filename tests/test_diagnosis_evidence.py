@@ -1286,6 +1286,38 @@ def test_one_row_just_past_a_2d_tensors_end_is_one_element_past_and_a_block_of_r
     assert not past(padded.replace("28 bytes past", "256 bytes past"))
 
 
+def test_memcheck_records_of_one_row_just_past_a_2d_tensors_end_are_one_element_past():
+    """A segment bound ``rows <= end`` reads the row just past x [N, D] whole (round 25's segment max): the
+    interpreter's rule above calls it one element past, and memcheck's records, 1 to 4 D - 3 bytes after the
+    allocation, read as many lanes (H100: edge-guard 0.65). The allocation's size names the tensor (the caching
+    allocator is off under compute-sanitizer), so its row is known: within one row is a bound off by one; two rows,
+    a 1-D tensor's tail or an allocation no tensor of the case fills are not."""
+    from kcheck._findings import Finding, deduplicate
+    from kcheck.diagnose._observe import one_element_past, row_bytes_of
+
+    spec = kcheck.Spec(name="seg", kernel=torch.neg, reference=torch.neg, inputs=[kcheck.Tensor("N", "D")],
+                       dims={"N": kcheck.Dim(nominal=40), "D": kcheck.Dim(nominal=64)}, dtypes=["fp32"])
+    case = kcheck.matrix(spec)[0]
+    n, d = case.sizes["N"], case.sizes["D"]
+
+    def rec(distance: int, allocation: int) -> Finding:
+        return Finding("memcheck", "out-of-bounds", "error", "Invalid __global__ read of size 4 bytes", file="k.py",
+                       line=29, size=4, distance=distance, allocation_size=allocation, cases=[case.id])
+
+    size = n * d * 4
+    row = row_bytes_of(spec, case, size)
+    assert row == 4 * d
+    one_row = deduplicate([rec(1, size), rec(4 * d - 3, size), rec(129, size)])[0]
+    assert one_element_past(one_row, row)
+    assert not one_element_past(one_row)  # without the row: many lanes, as before
+    two_rows = deduplicate([rec(1, size), rec(8 * d - 3, size)])[0]
+    assert not one_element_past(two_rows, row)
+    assert row_bytes_of(spec, case, size + 512) is None  # no tensor of the case fills it (a padded view)
+    flat = kcheck.Spec(name="flat", kernel=torch.neg, reference=torch.neg, inputs=[kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=256)}, dtypes=["fp32"])
+    assert row_bytes_of(flat, kcheck.matrix(flat)[0], 256 * 4) is None  # a 1-D tensor has no row
+
+
 # -- held-out round 15's H200 confusions (rules changed after the round was scored) ---------------------------------
 
 

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from .._dtypes import PRECISIONS
 from .._findings import Finding
 from .._results import CaseResult, ReasonKind, Status
 from .._spec import Custom, Spec, Tensor
-from ..cases import shape_of
+from ..cases import Case, shape_of, tensor_shapes
 from ..compare import Comparison, ValueBand
 from ._causes import Observation
 
@@ -168,17 +169,37 @@ def _pow2(v: int) -> bool:
     return v > 0 and v & (v - 1) == 0
 
 
-def one_element_past(f: Finding) -> bool:
+def one_element_past(f: Finding, row_bytes: int | None = None) -> bool:
     """Whether an out-of-bounds finding is one element just past the end (a bound off by one), not many lanes (a
     missing mask): the interpreter says how many lanes were out; memcheck, the farthest record's distance from the
     allocation (1 byte after it: the access starts at the end) or, without it, one record per case (a case that
-    launches its kernel several times repeats the same record)."""
+    launches its kernel several times repeats the same record). ``row_bytes``: the last dimension's length in bytes
+    of the 2-D (or more) tensor the allocation holds, where known: records that start at its end and reach no
+    farther than one row are the row just past the end, which a row bound off by one reads whole (as the
+    interpreter's rule below)."""
     if f.tool == "interpreter":
         return "lanes out of bounds" not in f.message or _one_row_past(f.message)
     distance = f.farthest if f.farthest is not None else f.distance
     if distance is not None:
-        return 0 < distance <= max(1, f.size or 1)
+        return 0 < (f.distance or distance) and distance <= max(1, f.size or 1, row_bytes or 0)
     return f.count <= max(1, len(f.cases))
+
+
+def row_bytes_of(spec: Spec, case: Case, allocation_size: int | None) -> int | None:
+    """The length in bytes of the last dimension of the one 2-D (or more) tensor of ``case`` whose size is
+    ``allocation_size`` (compute-sanitizer runs with the caching allocators off, so an allocation is one tensor),
+    for the element sizes kcheck stores; None where none or several rows fit (a padded strided view, outputs whose
+    shapes are unknown)."""
+    if not allocation_size:
+        return None
+    items = {torch.empty((), dtype=PRECISIONS[case.precision].storage).element_size(), 1, 2, 4, 8}
+    try:
+        shapes = tensor_shapes(spec, dict(case.sizes), dict(case.params) or None)
+    except Exception:  # outputs inferred from a reference that cannot run on meta tensors
+        return None
+    rows = {shape[-1] * item for shape in shapes if len(shape) >= 2 for item in items
+            if math.prod(shape) * item == allocation_size}
+    return rows.pop() if len(rows) == 1 else None
 
 
 def _one_row_past(message: str) -> bool:
@@ -483,12 +504,20 @@ class Facts:
         if rows and all(self.counts(r) and r.status is Status.FAILED for r in rows):
             self.add("everywhere-wrong", f"wrong at every size tried ({len(rows)} sizes)")
 
+    def _row_bytes(self, f: Finding) -> int | None:
+        """The row of the tensor a memcheck record's allocation holds, in the first of its cases that ran here."""
+        if f.tool == "interpreter":
+            return None
+        cases = {r.case.id: r.case for r in self.results}
+        case = next((cases[c] for c in f.cases if c in cases), None)
+        return None if case is None else row_bytes_of(self.ev.spec, case, f.allocation_size)
+
     def _memory(self, failing: list[CaseResult]) -> None:
         ev = self.ev
         oob = [f for f in ev.findings() if f.kind == "out-of-bounds"]
         for f in oob[:2]:
             self.add("oob", f"{f.tool}: {f.message[:220]} at {f.file}:{f.line}")
-        if oob and all(one_element_past(f) for f in oob):
+        if oob and all(one_element_past(f, self._row_bytes(f)) for f in oob):
             self.add("oob-single-lane", "each out-of-bounds access is a single lane, or one row of a 2-D tensor, "
                      "just past the end: a bound off by one")
         elif oob:
