@@ -136,6 +136,9 @@ if want trust; then
   step trust_tests 0 $py -m pytest -q -m "gpu or not gpu" -p no:cacheprovider --durations 8 tests/test_trust_run.py \
     tests/test_trust_verdicts.py tests/test_isolation.py tests/test_discover.py tests/test_repro_security.py \
     tests/test_fuzz.py tests/test_resources.py tests/test_examples.py
+  echo "== a correct CUDA C great-circle distance: all-zero outputs on coinciding points are judged at the km scale"
+  step trust_zero_output_scale 0 $py -m kcheck check tests/zoo_heldout25/hx25_cuda_great_circle_ok.py -q \
+    --no-large --json "$out/great_circle.json"
   echo "== a planted hang on the GPU machine is still a hang (4 timeouts, one retried), its even sizes pass"
   hang_spec=$(mktemp -d)/stuck_spec.py
   $py - "$hang_spec" <<'PY'
