@@ -2091,3 +2091,14 @@ def test_nan_at_an_empty_dimension_is_not_nan_on_randn_data():
     assert "nonfinite-randn" not in kinds and "nonfinite-zero" in kinds, kinds
     causes = diagnose(ev, facts)
     assert causes[0].key == "division-by-zero" and causes[0].score >= 0.7, causes[:2]
+
+
+def test_a_scratch_buffer_the_launcher_never_zeroes_is_an_uninitialized_accumulator(tmp_path):
+    """A charge deposit adding into a torch.empty scratch buffer, copied into the output the Spec passes in (round
+    26's cloud-in-cell deposit, CPU: division-by-zero 0.86). The scratch held stale values that changed with the size
+    and the run (read as a race, or as NaN at ragged sizes). It now comes poisoned, and the zeroed-outputs probe
+    zeroes what the launcher allocates too, which rights the values."""
+    diag = debug(spec_of.deposit_scratch_empty, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "uninitialized-accumulator", text
+    assert "zeroed-rescues" in _kinds(diag.top.supports) and diag.top.score >= 0.7, text

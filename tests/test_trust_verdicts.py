@@ -289,6 +289,23 @@ def test_an_output_zero_on_typical_data_too_keeps_the_inputs_scale():
     assert "rms(inputs)" in res.comparisons[0].tolerance.source
 
 
+def _copies_scratch(x, out):
+    out.copy_(torch.empty_like(out))  # a scratch buffer the launcher never fills, copied into the output
+
+
+def test_a_launchers_own_scratch_comes_poisoned_when_the_spec_passes_its_outputs_in():
+    """A launcher that adds into a buffer of its own from torch.empty, then copies it into the output the Spec passes
+    in: that buffer held whatever the allocator gave (zeros or stale values, by size and by run), so the bug showed
+    or not by chance. It comes poisoned, as it does for a launcher that returns its outputs: every element of the
+    copy is kcheck's poison, found as never written."""
+    spec = kcheck.Spec(name="scratch", kernel=_copies_scratch, reference=lambda x: x * 0,
+                       inputs=[kcheck.Tensor("N")], outputs=[kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"])
+    res = _one(spec, "scratch[N=64,fp32,randn,seed=0]")
+    assert res.status is Status.FAILED
+    assert res.comparisons[0].unwritten == 64, res.comparisons[0]
+
+
 # -- in-place kernels ---------------------------------------------------------------------------------------------
 
 def _inplace(kernel, reference):

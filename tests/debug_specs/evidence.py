@@ -1748,3 +1748,24 @@ colour_matrix_transposed = kcheck.Spec(
     name="colour_matrix_transposed", kernel=_colour_transposed, reference=lambda m, px: px @ m.T,
     inputs=[kcheck.Custom(_colour_matrix, name="m", dims=(3, 3)), kcheck.Tensor("N", 3, name="px")],
     dims={"N": kcheck.Dim(nominal=256)}, dtypes=["fp32"])
+
+
+# -- A charge deposit whose launcher adds into a scratch buffer from torch.empty, then copies it into the output the
+# -- Spec passes in: the scratch is never zeroed. kcheck poisons the Spec's outputs; the scratch was left as the
+# -- allocator gave it (zeros or stale values, by size and by run) --
+
+
+def _deposit_scratch(cells: torch.Tensor, charge: torch.Tensor, out: torch.Tensor) -> None:
+    acc = torch.empty(out.shape, dtype=torch.float32, device=out.device)  # BUG: torch.zeros
+    acc.index_add_(0, cells, charge.float())
+    out.copy_(acc)
+
+
+def _deposit_reference(cells: torch.Tensor, charge: torch.Tensor) -> torch.Tensor:
+    return torch.zeros(48, dtype=charge.dtype, device=charge.device).index_add_(0, cells, charge)
+
+
+deposit_scratch_empty = kcheck.Spec(
+    name="deposit_scratch_empty", kernel=_deposit_scratch, reference=_deposit_reference,
+    inputs=[kcheck.Index("P", high=48), kcheck.Tensor("P")], outputs=[kcheck.Tensor(48)],
+    dims={"P": kcheck.Dim(nominal=512)}, dtypes=["fp32"])

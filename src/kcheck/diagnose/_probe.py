@@ -119,8 +119,8 @@ class _NotTensors(Exception):
 
 
 def zeroed_outputs(spec: Spec) -> Spec:
-    """The Spec with its outputs zeroed before the call instead of poisoned, and what its backward allocates (the
-    buffer a gradient is summed into) zeroed as well."""
+    """The Spec with its outputs zeroed before the call instead of poisoned, and what the kernel and its backward
+    allocate (a buffer a sum or a gradient is added into) zeroed as well."""
     if spec.outputs is not None:
         outs = [Tensor(*t.dims, dtype=t.dtype, pattern="zeros", mutated=t.mutated, name=t.name)
                 for t in spec.outputs]
@@ -128,10 +128,13 @@ def zeroed_outputs(spec: Spec) -> Spec:
 
         @functools.wraps(given)
         def plain(*args: Any, **kwargs: Any) -> Any:
-            return _zeroed_backward(given, args, kwargs)
+            def call(*a: Any, **kw: Any) -> Any:
+                with _ZeroEmpty():  # and what the launcher allocates itself (a buffer it adds into, copied out)
+                    return given(*a, **kw)
 
-        return dataclasses.replace(spec, outputs=outs, kernel=plain if spec.grad else given,
-                                   backward=_zeroed_explicit(spec.backward))
+            return _zeroed_backward(call, args, kwargs)
+
+        return dataclasses.replace(spec, outputs=outs, kernel=plain, backward=_zeroed_explicit(spec.backward))
     kernel = spec.kernel
 
     @functools.wraps(kernel)  # __wrapped__: the wrapper keeps the launcher's framework (interpreter checks)

@@ -153,7 +153,9 @@ class _Kernel:
         if spec.outputs is not None:
             outs = [buf.zero_() if t.pattern == "zeros" else poison_(buf) if self.poison else buf
                     for t, buf in zip(spec.outputs, output_buffers(spec, case, self.device), strict=True)]
-            self._timed(lambda: call_kernel(spec.kernel, spec, case, [*args, *outs]))
+            # what the launcher allocates itself (a buffer it adds into, then copies out) comes poisoned too
+            with PoisonAllocations() if self.poison else contextlib.nullcontext():
+                self._timed(lambda: call_kernel(spec.kernel, spec, case, [*args, *outs]))
             masks = [None if (t.pattern == "zeros" or not self.poison) else unwritten_mask(o)
                      for t, o in zip(spec.outputs, outs, strict=True)]
         else:
