@@ -306,6 +306,24 @@ def test_a_launchers_own_scratch_comes_poisoned_when_the_spec_passes_its_outputs
     assert res.comparisons[0].unwritten == 64, res.comparisons[0]
 
 
+def _writes_into_first(u, v):
+    u.copy_(u + 2 * v)  # a wrong result, written over an input the Spec does not declare mutated, and returned
+    return u
+
+
+def test_an_output_that_is_an_input_the_kernel_overwrote_is_no_no_op():
+    """A launcher that writes its result into an input and returns it: the output is that input's tensor, and the
+    no-op guard compared it with the live input (the kernel's own values) and called it "exactly input 0
+    unchanged" (a wave-equation step of round 26, H200: no-op 0.97 for a race). The guard now sees a changed input
+    as it was before the call; the change itself is reported."""
+    spec = kcheck.Spec(name="into_first", kernel=_writes_into_first, reference=lambda u, v: u + v,
+                       inputs=[kcheck.Tensor("N"), kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"])
+    res = _one(spec, "into_first[N=64,fp32,randn,seed=0]")
+    assert res.status is Status.FAILED and res.mutated_inputs
+    assert res.noop is None, res.noop
+
+
 # -- in-place kernels ---------------------------------------------------------------------------------------------
 
 def _inplace(kernel, reference):

@@ -439,6 +439,12 @@ def judge(ex: Execution) -> CaseResult:
         result.reasons.append(Reason(f"the kernel returned {len(outs)} outputs, the reference {len(expected)}",
                                      ReasonKind.OUTPUT_COUNT))
     inputs_before = ex.inputs_before
+    changed = {i: what for i, before in ex.snapshot.items() if (what := _changed(before, args[i]))}
+    # the no-op guard sees an input the kernel changed as it was before the call (its copy, where kcheck kept one):
+    # the live tensor holds what the kernel wrote, and an output that is that tensor would read as "the input
+    # unchanged"
+    guard_inputs = [(b if isinstance(b := ex.snapshot[i], torch.Tensor) else None) if i in changed else a
+                    for i, a in enumerate(inputs_before)]
     input_scale = _Lazy(lambda: rms_of_inputs(inputs_before))
     typical_scales = _Lazy(lambda: _typical_scales(spec, case, device.device))
     for i, (out, exp) in enumerate(zip(outs, expected, strict=False)):
@@ -476,7 +482,7 @@ def judge(ex: Execution) -> CaseResult:
                 f"tolerance too ({b.baseline_mismatches} elements, max error {b.baseline_max_abs:.3g}); the "
                 f"kernel's {b.kernel_max_abs:.3g} is within {b.factor:g}x of it, so its mismatches are forgiven",
                 ReasonKind.ILL_CONDITIONED))
-        verdict = noop_guard(out, exp, tol, inputs_before)
+        verdict = noop_guard(out, exp, tol, guard_inputs)
         result.weak += [f"{names[i]}: {w}" for w in verdict.weak]
         if verdict.caught and result.noop is None:
             result.noop = f"{names[i]} is exactly {verdict.caught}"
@@ -486,10 +492,8 @@ def judge(ex: Execution) -> CaseResult:
         elif verdict.identical and not cmp.passed and result.noop is None:
             result.noop = f"{names[i]} is exactly {verdict.identical}"
             cmp.reasons.append(f"the output is exactly {verdict.identical}: the kernel did not compute it")
-    for i, before in ex.snapshot.items():
-        what = _changed(before, args[i])
-        if what:
-            result.mutated_inputs.append(f"{_names(spec)[i]} ({what})")
+    for i, what in changed.items():
+        result.mutated_inputs.append(f"{_names(spec)[i]} ({what})")
     if ex.pristine:  # in-place kernels: repeats and properties start from the same inputs
         outs = [o.clone() for o in outs]  # an output may be the mutated input itself
         for i, copy in ex.pristine.items():
