@@ -2102,3 +2102,13 @@ def test_a_scratch_buffer_the_launcher_never_zeroes_is_an_uninitialized_accumula
     text = format_diagnosis(diag)
     assert diag.top is not None and diag.top.key == "uninitialized-accumulator", text
     assert "zeroed-rescues" in _kinds(diag.top.supports) and diag.top.score >= 0.7, text
+
+
+def test_a_misaligned_vector_path_that_also_drops_the_remainder_is_misaligned_access():
+    """A float4 path taken on rows of 257 bins (round 26's CUDA C spectral subtraction, H200: tail-tile-dropped 0.93
+    over misaligned-access 0.92): it leaves the last F mod 4 bins unwritten, past the last whole block, and reads
+    the rows after the first off their 16-byte alignment, which crashes. Both are the vector width; a grid that
+    rounds down makes no misaligned address."""
+    kinds = ("crash", "misaligned", "edge-decided", "edge-pattern", "gross", "partly-written", "tail-errors",
+             "unwritten", "unwritten-tail", "vector-operand")
+    assert _ranked(*kinds)[0] == "misaligned-access", _causes(*kinds)[:3]
