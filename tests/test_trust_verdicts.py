@@ -324,6 +324,42 @@ def test_an_output_that_is_an_input_the_kernel_overwrote_is_no_no_op():
     assert res.noop is None, res.noop
 
 
+class _SquaredDistance(torch.autograd.Function):
+    """R * (x - y)^2 whose backward adds ``offset`` (a constant error) and 1e-7 x R of noise (fp32 rounding of a
+    term of R's scale) to the gradient."""
+
+    @staticmethod
+    def forward(ctx, x, y, offset):
+        ctx.save_for_backward(x, y)
+        ctx.offset = offset
+        return 6371.0 * (x - y) ** 2
+
+    @staticmethod
+    def backward(ctx, up):
+        x, y = ctx.saved_tensors
+        gen = torch.Generator().manual_seed(5)
+        noise = (1e-7 * 6371.0 * torch.rand(x.shape, generator=gen)).to(device=x.device, dtype=x.dtype)
+        gx = 2 * 6371.0 * (x - y) * up + noise + ctx.offset
+        return gx, -gx, None
+
+
+def _distance_grad_spec(offset):
+    return kcheck.Spec(name="sqdist", kernel=lambda x, y: _SquaredDistance.apply(x, y, offset),
+                       reference=lambda x, y: 6371.0 * (x - y) ** 2, inputs=[kcheck.Tensor("N"), kcheck.Tensor("N")],
+                       dims={"N": kcheck.Dim(nominal=64, real=())}, dtypes=["fp32"], grad=True)
+
+
+def test_an_all_zero_gradient_is_judged_at_its_own_scale_on_typical_data():
+    """On 'ones' data x = y, so the whole gradient 2 R (x - y) is exactly 0; the backward's rounding of a term of
+    R's scale (6e-4) is above rtol x rms(inputs, upstream). As for an output, the gradient's scale on randn inputs
+    of the case judges it; an error of 1e-4 of that scale still fails."""
+    res = _one(_distance_grad_spec(0.0), "sqdist[N=129,fp32,ones,seed=0]")
+    assert res.status is Status.PASSED, res.reasons
+    assert any("randn" in c.tolerance.source for c in res.comparisons if c.output.startswith("grad"))
+    res = _one(_distance_grad_spec(2.0), "sqdist[N=129,fp32,ones,seed=0]")
+    assert res.status is Status.FAILED
+
+
 # -- in-place kernels ---------------------------------------------------------------------------------------------
 
 def _inplace(kernel, reference):
