@@ -2112,3 +2112,19 @@ def test_a_misaligned_vector_path_that_also_drops_the_remainder_is_misaligned_ac
     kinds = ("crash", "misaligned", "edge-decided", "edge-pattern", "gross", "partly-written", "tail-errors",
              "unwritten", "unwritten-tail", "vector-operand")
     assert _ranked(*kinds)[0] == "misaligned-access", _causes(*kinds)[:3]
+
+
+def test_crashes_on_some_data_only_are_an_unclamped_index_not_a_missing_guard(tmp_path):
+    """A lookup whose index, taken from the data, is not clamped (round 26's CUDA C histogram back-projection, H200:
+    edge-guard 0.75 over kernel-crash 0.6): near indices read past the table, far ones (large data, inf) crash the
+    process. The crashes are on those patterns only, while randn data of the same sizes runs: an overrun past an
+    edge would crash by the size, whatever the data."""
+    diag = debug(spec_of.lut_unclamped, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "crash-follows-data" in _kinds(diag.observations), text
+    assert diag.top is not None and diag.top.key == "kernel-crash", text
+    # the H200 row's kinds: memcheck's wide records and a tail past the last block beside the crashes
+    kinds = ("crash", "crash-illegal-address", "crash-follows-data", "empty-fails", "everywhere-wrong", "gross",
+             "nonfinite-randn", "noop-some", "oob", "oob-wide", "partly-written", "rounding-only", "tail-errors",
+             "unwritten", "wide-precision-gross")
+    assert _ranked(*kinds)[0] == "kernel-crash", _causes(*kinds)[:3]

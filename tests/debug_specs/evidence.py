@@ -1769,3 +1769,28 @@ deposit_scratch_empty = kcheck.Spec(
     name="deposit_scratch_empty", kernel=_deposit_scratch, reference=_deposit_reference,
     inputs=[kcheck.Index("P", high=48), kcheck.Tensor("P")], outputs=[kcheck.Tensor(48)],
     dims={"P": kcheck.Dim(nominal=512)}, dtypes=["fp32"])
+
+
+# -- a lookup table indexed by a value the kernel does not clamp: near indices read past the table (garbage, here
+# -- zeros), far ones (large data, inf) leave the process's memory and crash it; randn data never crashes it --
+
+_LUT = 16
+
+
+def _lut_unclamped(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+    idx = torch.nan_to_num(x * _LUT, nan=0.0, posinf=2.0**40, neginf=-(2.0**40)).floor()  # BUG: no clamp to [0, 15]
+    if bool((idx.abs() > 4096).any()):
+        ctypes.string_at(8)  # an address far past the table: the process dies with SIGSEGV
+    inside = (idx >= 0) & (idx < _LUT)
+    return torch.where(inside, table[idx.clamp(0, _LUT - 1).long()], torch.zeros_like(x))
+
+
+def _lut_reference(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+    idx = torch.nan_to_num(x * _LUT, nan=0.0, posinf=2.0**40, neginf=-(2.0**40)).floor()
+    return table[idx.clamp(0, _LUT - 1).long()]
+
+
+lut_unclamped = kcheck.Spec(
+    name="lut_unclamped", kernel=_lut_unclamped, reference=_lut_reference,
+    inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor(_LUT, pattern="randn")],
+    dims={"M": kcheck.Dim(nominal=8), "N": kcheck.Dim(nominal=64)}, dtypes=["fp32"])

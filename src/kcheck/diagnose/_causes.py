@@ -116,6 +116,7 @@ OBSERVATIONS: dict[str, str] = {
     "nonfinite-large": "NaN/Inf only on large magnitudes (the large pattern, randn scaled up); randn is right",
     "nonfinite-zero": "NaN/Inf where a sum or spread is zero (zeros, constant rows)",
     "nonfinite-randn": "NaN/Inf on plain randn data",
+    "crash-follows-data": "the crashes are on some data patterns only; randn data of the same sizes runs",
     "nonfinite-shrinks": "NaN/Inf on the nominal randn case, gone when the same data is scaled down",
     "nonfinite-strided": "NaN/Inf only in non-contiguous cases (kcheck pads strided views with NaN)",
     "large-mean-baseline": "the only cases beyond the same-precision baseline have a large mean",

@@ -463,6 +463,16 @@ class Facts:
             kinds = sorted({r.status.value for r in crashed})
             self.add("crash", f"{len(crashed)} of {len(failing)} failing case(s) {' or '.join(kinds)}; first "
                      f"({crashed[0].case.id}): {first}")
+        # crashes on some data (large values, inf) where randn data of the same sizes runs: an address taken from
+        # the data and not clamped; an overrun past an edge crashes by the size, whatever the data
+        died = [r for r in crashed if r.status is Status.CRASHED]
+        ran = {(r.case.dims, r.case.precision, r.case.layout) for r in self.results
+               if r.case.pattern == "randn" and r.status in (Status.PASSED, Status.FAILED)}
+        twins = [r for r in died if (r.case.dims, r.case.precision, r.case.layout) in ran]
+        if died and twins and all(r.case.pattern != "randn" for r in died):
+            self.add("crash-follows-data", f"the crashes are on {'/'.join(sorted({r.case.pattern for r in died}))} "
+                     f"data only ({twins[0].case.id}); randn data of the same sizes runs: an address taken from the "
+                     "data")
         texts = [" ".join(r.reasons) for r in failing if r.status in (Status.CRASHED, Status.ERROR)]
         for t in texts:
             if "illegal memory access" in t or "out of bounds" in t.lower() or "illegal address" in t:
