@@ -8,7 +8,6 @@ repeat runs for determinism and the properties. An exception from the kernel is 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import math
 import time
 import traceback
@@ -59,7 +58,7 @@ from ..compare import (
 )
 from ..interpret import checked, gpu_semantics, scalar_index
 from ..properties import PropertyContext
-from ._grad import OUT_OF_MEMORY_WORDS, GradRules, check_gradients
+from ._grad import OUT_OF_MEMORY_WORDS, GradRules, check_gradients, typical_scales
 from ._poison import AMBIGUOUS, PoisonAllocations, poison_, unwritten_mask
 from ._tensors import as_tuple as _as_tuple
 
@@ -446,7 +445,7 @@ def judge(ex: Execution) -> CaseResult:
     guard_inputs = [(b if isinstance(b := ex.snapshot[i], torch.Tensor) else None) if i in changed else a
                     for i, a in enumerate(inputs_before)]
     input_scale = _Lazy(lambda: rms_of_inputs(inputs_before))
-    typical_scales = _Lazy(lambda: _typical_scales(spec, case, device.device))
+    typical = _Lazy(lambda: typical_scales(spec, case, device.device))
     for i, (out, exp) in enumerate(zip(outs, expected, strict=False)):
         exp = exp.to(out.device)
         scale = rms(exp)
@@ -465,11 +464,11 @@ def judge(ex: Execution) -> CaseResult:
         cmp = compared(tol, input_scale() if scale == 0 else 0.0)
         if scale == 0 and not cmp.passed and spec.atol is None and out.is_floating_point():
             # zero because of this data alone? its scale on typical data, asked only of an output that fails
-            typical = typical_scales()
-            if i < len(typical) and typical[i] > input_scale():
+            on_randn = typical()
+            if i < len(on_randn) and on_randn[i] > input_scale():
                 tol = tolerance_for(case.precision, out.dtype, n, scale, rtol=spec.rtol, atol=spec.atol,
-                                    input_scale=input_scale, typical=typical[i])
-                cmp = compared(tol, typical[i])
+                                    input_scale=input_scale, typical=on_randn[i])
+                cmp = compared(tol, on_randn[i])
         result.comparisons.append(cmp)
         wrong_dtype = _dtype_problem(spec, case, i, out, ex.ref_floating[i])
         if wrong_dtype:
@@ -615,23 +614,6 @@ class _Lazy(Generic[_T]):
         if self.value is None:
             self.value = self.fn()
         return self.value
-
-
-def _typical_scales(spec: Spec, case: Case, device: str) -> list[float]:
-    """Each output's rms on randn inputs of ``case``'s sizes, precision and seed, from the float64 reference: the
-    magnitude an output has on typical data, for one that is exactly zero on this case's data (points that coincide
-    on 'ones' data). Empty where the case is already randn or the reference raises there."""
-    if case.pattern == "randn":
-        return []
-    typical = dataclasses.replace(case, pattern="randn")
-    try:
-        with torch.no_grad():
-            args = make_args(spec, typical, device)
-            return [rms(e) if e.is_floating_point() else 0.0
-                    for e in _as_tuple(call_reference(spec.reference, spec, typical, upcast(args), device),
-                                       "the reference")]
-    except Exception:  # a reference that refuses randn data (a domain it checks) gives no scale: keep the inputs'
-        return []
 
 
 def _dtype_problem(spec: Spec, case: Case, i: int, out: torch.Tensor, ref_floating: bool) -> str | None:

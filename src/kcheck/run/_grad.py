@@ -301,7 +301,7 @@ def _check(ex: Execution, result: CaseResult, rules: GradRules) -> None:
         if scale == 0 and not cmp.passed and spec.atol is None:
             # zero because of this data alone? the same gradient's scale on randn inputs, asked only on a failure
             if typical is None:
-                typical = _typical_grad_scales(spec, case, device, wanted, diff, up64)
+                typical = typical_scales(spec, case, device, (wanted, diff, up64))
             if j < len(typical) and typical[j] > input_scale:
                 tol = tolerance_for(case.precision, g.dtype, n, scale, rtol=spec.rtol, atol=spec.atol,
                                     input_scale=input_scale, typical=typical[j])
@@ -320,24 +320,29 @@ def _check(ex: Execution, result: CaseResult, rules: GradRules) -> None:
         _determinism(spec, wanted, first, expected_t, tols, result, case.repeats, kernel_grads, rules.bits_equal)
 
 
-def _typical_grad_scales(spec: Spec, case: Case, device: str, wanted: Sequence[int], diff: Sequence[int],
-                         upstream: Sequence[torch.Tensor]) -> list[float]:
-    """The rms of each checked gradient of the float64 reference on randn inputs of ``case``'s sizes, precision and
-    seed, under the same upstream gradients: the magnitude a gradient has on typical data, for one that is exactly
-    zero on this case's data (the forward's rule, in ``run._execute``). Empty where the case is already randn or
-    the reference cannot run there."""
+def typical_scales(spec: Spec, case: Case, device: str,
+                   grads: tuple[Sequence[int], Sequence[int], Sequence[torch.Tensor]] | None = None) -> list[float]:
+    """The rms of each output of the float64 reference on randn inputs of ``case``'s sizes, precision and seed, or
+    with ``grads`` (the inputs checked, the outputs differentiated, the upstream gradients) of each checked gradient:
+    the magnitude it has on typical data, for one that is exactly zero on this case's data (points that coincide on
+    'ones' data). Empty where the case is already randn or the reference cannot run there."""
     if case.pattern == "randn":
         return []
     typical = dataclasses.replace(case, pattern="randn")
     try:
         args = upcast(make_args(spec, typical, device))
+        if grads is None:
+            with torch.no_grad():
+                outs = _as_tuple(call_reference(spec.reference, spec, typical, args, device), "the reference")
+            return [rms(e) if e.is_floating_point() else 0.0 for e in outs]
+        wanted, diff, upstream = grads
         for i in wanted:
             args[i] = args[i].detach().requires_grad_(True)
         with torch.enable_grad():
             outs = _as_tuple(call_reference(spec.reference, spec, typical, args, device), "the reference")
-            grads = _grads([outs[k] for k in diff], [args[i] for i in wanted], list(upstream))
-        return [0.0 if g is None else rms(g.detach()) for g in grads]
-    except Exception:  # a reference that refuses randn data gives no scale: the inputs' stays
+            got = _grads([outs[k] for k in diff], [args[i] for i in wanted], list(upstream))
+        return [0.0 if g is None else rms(g.detach()) for g in got]
+    except Exception:  # a reference that refuses randn data (a domain it checks) gives no scale: the inputs' stays
         return []
 
 
