@@ -9,7 +9,10 @@ out=${1:-${OUT:-gpu-validation-out}}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
-$py -m pip install -q --no-deps --no-build-isolation -e . >"$out/steps.log" 2>&1 || { cat "$out/steps.log"; exit 2; }
+# NO_INSTALL=1: use kcheck from PYTHONPATH as it is (a second run beside one that installed, or frozen rules).
+if [ -z "${NO_INSTALL:-}" ]; then
+  $py -m pip install -q --no-deps --no-build-isolation -e . >"$out/steps.log" 2>&1 || { cat "$out/steps.log"; exit 2; }
+fi
 summary=()
 steps=${STEPS:-"examples seeds interactions zoo sanitize race isolation trust pytest bench timing eval journal numba training parallel cross largelock budget auto speed"}
 want() { [[ " $steps " == *" $1 "* ]]; }
