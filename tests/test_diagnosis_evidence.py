@@ -2128,3 +2128,25 @@ def test_crashes_on_some_data_only_are_an_unclamped_index_not_a_missing_guard(tm
              "nonfinite-randn", "noop-some", "oob", "oob-wide", "partly-written", "rounding-only", "tail-errors",
              "unwritten", "wide-precision-gross")
     assert _ranked(*kinds)[0] == "kernel-crash", _causes(*kinds)[:3]
+
+
+def test_a_square_input_made_symmetric_rescues_a_reduction_along_the_wrong_axis(tmp_path):
+    """A kernel matrix double-centred with its row means taken down the columns (round 27's MDS double centring on
+    the CPU: wrong-constant 0.6). Its input is N x N at every size and every output depends on every element, so
+    neither "passes on the square shapes only" nor a slice's reach can show the axis; the matrix made symmetric,
+    (K + K^T) / 2, for the kernel and the reference alike, takes the failure away."""
+    diag = debug(spec_of.double_centre_wrong_axis, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-axis" and diag.top.score >= 0.7, text
+    assert "symmetric-rescues" in _kinds(diag.top.supports), text
+    assert "reduction" in diag.top.next_check, text
+    constant = _cause(diag, "wrong-constant")
+    assert constant is None or constant.score < 0.5, text
+
+
+def test_a_wrong_constant_on_a_square_input_is_not_rescued_by_symmetry(tmp_path):
+    """The control: the same double centring with its row means over N + 1 stays wrong on symmetric data."""
+    diag = debug(spec_of.double_centre_constant, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-constant", text
+    assert not any(o.kind == "symmetric-rescues" for c in diag.causes for o in c.supports), text

@@ -1794,3 +1794,36 @@ lut_unclamped = kcheck.Spec(
     name="lut_unclamped", kernel=_lut_unclamped, reference=_lut_reference,
     inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor(_LUT, pattern="randn")],
     dims={"M": kcheck.Dim(nominal=8), "N": kcheck.Dim(nominal=64)}, dtypes=["fp32"])
+
+
+# -- A square kernel matrix double-centred (kernel PCA: K - row means - column means + the grand mean), its row
+# -- means taken down the columns instead. The input is N x N at every size, so "passes on the square shapes only"
+# -- cannot be seen, and every output depends on every element; made symmetric, its row and column means agree and
+# -- the kernel is right --
+
+
+def _double_centre(k: torch.Tensor) -> torch.Tensor:
+    return k - k.mean(1, keepdim=True) - k.mean(0, keepdim=True) + k.mean()
+
+
+def _double_centre_wrong_axis(k: torch.Tensor) -> torch.Tensor:
+    kf = k.float()
+    rows = kf.mean(0)[:, None]  # BUG: kf.mean(1)[:, None], each row's own mean
+    return (kf - rows - kf.mean(0, keepdim=True) + kf.mean()).to(k.dtype)
+
+
+double_centre_wrong_axis = kcheck.Spec(
+    name="double_centre_wrong_axis", kernel=_double_centre_wrong_axis, reference=_double_centre,
+    inputs=[kcheck.Tensor("N", "N", name="k")], dims={"N": kcheck.Dim(nominal=64)}, dtypes=["fp32"])
+
+
+def _double_centre_constant(k: torch.Tensor) -> torch.Tensor:
+    kf = k.float()
+    rows = kf.sum(1, keepdim=True) / (k.shape[1] + 1)  # BUG: / N, not / (N + 1)
+    return (kf - rows - kf.mean(0, keepdim=True) + kf.mean()).to(k.dtype)
+
+
+#: the control: a wrong constant on the same square input stays wrong when the input is symmetric
+double_centre_constant = kcheck.Spec(
+    name="double_centre_constant", kernel=_double_centre_constant, reference=_double_centre,
+    inputs=[kcheck.Tensor("N", "N", name="k")], dims={"N": kcheck.Dim(nominal=64)}, dtypes=["fp32"])

@@ -1037,6 +1037,12 @@ class Facts:
                 names = ", ".join(_name(ev, i) for i in vectors)
                 self.add("vector-ones-rescues", f"the failure vanishes when {names} are all ones together (one "
                          "at a time does not do it): the per-channel operands are read at the wrong place")
+        if ev.minimal is not None and not ev.minimal.ok and not values_right(ev.minimal):
+            for i, r in ev.symmetric.items():
+                if r.ok or values_right(r):
+                    self.add("symmetric-rescues", f"the failure vanishes when {_name(ev, i)} is made symmetric "
+                             "((X + X^T) / 2, kernel and reference alike): the kernel takes its rows for its "
+                             "columns somewhere, or reduces along the other axis")
         for i, r in ev.transposed.items():
             if r.ok:
                 self.add("transposed-reference", f"the output matches the reference of {_name(ev, i)} transposed "

@@ -256,6 +256,24 @@ def reference_of_transposed(spec: Spec, index: int) -> Spec:
     return transformed(spec, t, kernel_too=False)
 
 
+def symmetrized(spec: Spec, index: int) -> Spec:
+    """The kernel and the reference given input ``index`` made symmetric in its last two dims, (X + X^T) / 2 in the
+    input's own layout (square, floating inputs only): its rows and its columns then hold the same values, so a
+    kernel that reads one where it should read the other, or reduces along the other axis, is right."""
+
+    def t(args: list[Any]) -> list[Any]:
+        out = list(args)
+        a = args[index]
+        if (isinstance(a, torch.Tensor) and a.is_floating_point() and a.dim() >= 2
+                and a.shape[-1] == a.shape[-2]):
+            s = same_layout(a)
+            s.copy_((a.double() + a.double().transpose(-1, -2)) / 2)
+            out[index] = s
+        return out
+
+    return transformed(spec, t)
+
+
 def swapped_inputs(spec: Spec, i: int, j: int) -> Spec:
     """The kernel given inputs ``i`` and ``j`` in each other's place (same shapes), the reference as it was: a kernel
     that passes so reads its operands in each other's roles."""
@@ -520,7 +538,8 @@ def slice_probe_ok(spec: Spec, args: Sequence[Any], index: int, dim: int, pos: i
 
 
 #: A probe's change of the Spec, described so that a worker process can rebuild it from the Spec's module:
-#: ("scaled", factor), ("ones", input index or a tuple of them), ("transposed", input index), ("zeroed", None),
+#: ("scaled", factor), ("ones", input index or a tuple of them), ("transposed", input index),
+#: ("symmetric", input index), ("zeroed", None),
 #: ("stage", name), ("swapped", (i, j)), ("ignored", (input index, "boundary" | "far")),
 #: ("padded", (input index, "zero" | "first" | "rest")), ("end", (input index, dim, position)),
 #: ("slice", (input index, dim, position)).
@@ -535,6 +554,8 @@ def apply_variant(spec: Spec, variant: Variant) -> Spec:
         return ones_at(spec, int(arg) if not isinstance(arg, (tuple, list)) else tuple(int(i) for i in arg))
     if kind == "transposed":
         return reference_of_transposed(spec, int(arg))
+    if kind == "symmetric":
+        return symmetrized(spec, int(arg))
     if kind == "zeroed":
         return zeroed_outputs(spec)
     if kind == "swapped":

@@ -23,7 +23,7 @@ from .._results import ReasonKind
 from .._spec import Index, Scalar
 from ..backends import backend_of
 from ._causes import BUG_CLASSES, Cause, Observation
-from ._observe import Facts, Severity, in_place_movement, shape_dims
+from ._observe import Facts, Severity, in_place_movement, shape_dims, values_right
 from ._sweep import Evidence
 
 #: The raw score of a cause proposed on its supports alone, before their weights.
@@ -54,6 +54,15 @@ class Profile:
 
 #: Keys that are also parts of other words ("lse" of "else" and "false"): matched as whole words only.
 _WHOLE_WORDS = frozenset({"lse", "var", "std"})
+
+
+def _axis_advice(ev: Evidence) -> str:
+    """A square input made symmetric rescuing the case points at a reduction's axis (or an index) over that input;
+    otherwise at the index a per-channel operand is read with."""
+    if any(r.ok or values_right(r) for r in ev.symmetric.values()):
+        return ("check the axis of each reduction over the square input (its row sums or means against its column "
+                "ones: axis=1 against axis=0) and the order of its indices where it is read")
+    return "check which index the per-channel operand is read with (column vs row, % N vs % M)"
 
 
 def _op(ev: Evidence) -> str:
@@ -286,9 +295,10 @@ PROFILES: list[Profile] = [
             "the output in the launcher"),
     Profile("wrong-axis", "a per-channel operand (1-D, or broadcast along a dimension), and failures that need two "
             "dims to differ (or vanish when that operand is all ones); or outputs that change with a slice of an "
-            "input the operation keeps apart from them",
+            "input the operation keeps apart from them; or a square input's failure that vanishes when it is made "
+            "symmetric (the reference of its transpose not matching: not the whole input read transposed)",
             {("vector-ones-rescues",): 0.88, ("square-only", "vector-operand"): 0.8, ("oob-vector",): 0.7,
-             ("mixes-slices",): 0.72},
+             ("mixes-slices",): 0.72, ("symmetric-rescues",): 0.75},
             {"vector-ones-rescues": 0.05, "oob-vector": 0.05, "mixes-slices": 0.03, "ones-hides-mixing": 0.03},
             # another input at ones righting the values too: constant data hides any element read in the wrong
             # place (a race on a stale tile, a wrong offset), not the per-channel operand's axis in particular
@@ -299,14 +309,14 @@ PROFILES: list[Profile] = [
             # did not put a misplaced operand right (a wrong axis on zeros computes zeros)
             {"transposed-reference": 0.3, "vector-ones-fails": 0.3, "ones-rescues": 0.3, "vector-edge": 0.3,
              "nondeterministic": 0.3, "nonfinite-on-zeros": 0.3, "oob-data-dependent": 0.3, **_TIMING},
-            advice=lambda ev: "check which index the per-channel operand is read with (column vs row, % N vs % M)"),
+            advice=_axis_advice),
     Profile("index-transposition", "passes on square shapes only, or matches a transposed reference",
             {("transposed-reference",): 0.9, ("arange-transposed",): 0.9, ("square-only",): 0.65,
              ("swapped-roles",): 0.8, ("arange-misplaced",): 0.6, ("unwritten-interior",): 0.6,
              # an address wrong at the tile's origin, fixed by the shape: a formula (strides, the order of the
              # indices), not an index read from the data, which "oob-data-dependent" contradicts
              ("oob-at-origin",): 0.5, ("wrong-in-bounds",): 0.5},
-            {"everywhere-wrong": 0.15, "ones-rescues": 0.1, "mixes-slices": 0.05},
+            {"everywhere-wrong": 0.15, "ones-rescues": 0.1, "mixes-slices": 0.05, "symmetric-rescues": 0.05},
             # an access whose address moves with the data is an index read from it: a stride's is fixed by the shape
             # and a wrong stride or index maps elements one to one: two programs storing to the same element of a
             # movement move it twice
@@ -365,7 +375,9 @@ PROFILES: list[Profile] = [
              "low-precision-only": 0.3, "large-mean-only": 0.3, "transposed-reference": 0.3,
              "arange-transposed": 0.3, "arange-misplaced": 0.3, "vector-ones-rescues": 0.3, "zeroed-rescues": 0.3,
              "race-between-programs": 0.3, "nondeterministic": 0.3, "reads-one-past": 0.3, "reads-ignored": 0.3,
-             "ignores-last": 0.3, "ignores-tail": 0.3, "mixes-slices": 0.3, "oob-vector": 0.3, **_TIMING},
+             "ignores-last": 0.3, "ignores-tail": 0.3, "mixes-slices": 0.3, "oob-vector": 0.3,
+             # a wrong coefficient stays wrong on symmetric data: rows and columns confused do not
+             "symmetric-rescues": 0.3, **_TIMING},
             # a coefficient that is 0 in the reference at one element makes the kernel "read" it: one symptom
             unless={"reads-one-past": "errors-beyond-boundary"},
             advice=lambda ev: "compare the kernel's constants and coefficients with the reference's term by term "

@@ -78,6 +78,7 @@ class Evidence:
     ones: dict[int, CaseResult] = field(default_factory=dict)  # input index -> probe with that input all ones
     vectors_ones: CaseResult | None = None  # the probe with every 1-D input all ones at once (when several)
     transposed: dict[int, CaseResult] = field(default_factory=dict)  # input index -> kernel vs ref(input^T)
+    symmetric: dict[int, CaseResult] = field(default_factory=dict)  # input index -> both given (X + X^T) / 2
     arange: list[Decoded] = field(default_factory=list)  # decoded wrong outputs
     arange_moves: bool = False  # on arange inputs, every expected value is an input's value (a data movement)
     # ... and the outputs hold as many elements as the largest input, and most of its values: each input element
@@ -332,6 +333,16 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
             r = p.run(square, "transpose", f"reference of {_name(ev.spec, i)} transposed{at}", ("transposed", i))
             if r is not None:
                 ev.transposed[i] = r
+    # a floating input square in the failing case itself (an N x N matrix, which no size makes non-square: there
+    # "passes on the square shapes only" cannot be seen), made symmetric for the kernel and the reference alike:
+    # rows read as columns, or a reduction along the other axis, are right then
+    for i in tensors:
+        dtype = getattr(ev.spec.inputs[i], "dtype", None)
+        if (len(_dims(ev.spec, i)) >= 2 and square_case(ev.spec, case, i) == case
+                and (dtype is None or dtype.is_floating_point)):
+            r = p.run(case, "symmetric", f"{_name(ev.spec, i)} made symmetric, (X + X^T) / 2", ("symmetric", i))
+            if r is not None:
+                ev.symmetric[i] = r
     for prec in ev.spec.precisions:  # dtype: the same case in the Spec's other precisions
         if prec.name == case.precision:
             continue
