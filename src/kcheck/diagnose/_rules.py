@@ -59,7 +59,8 @@ _WHOLE_WORDS = frozenset({"lse", "var", "std"})
 def _axis_advice(ev: Evidence) -> str:
     """A square input made symmetric rescuing the case points at a reduction's axis (or an index) over that input;
     otherwise at the index a per-channel operand is read with."""
-    if any(r.ok or values_right(r) for r in ev.symmetric.values()):
+    # (an Evidence rebuilt from a stored row, as the replay does, may hold no probes at all)
+    if any(r.ok or values_right(r) for r in getattr(ev, "symmetric", {}).values()):
         return ("check the axis of each reduction over the square input (its row sums or means against its column "
                 "ones: axis=1 against axis=0) and the order of its indices where it is read")
     return "check which index the per-channel operand is read with (column vs row, % N vs % M)"
