@@ -2150,3 +2150,15 @@ def test_a_wrong_constant_on_a_square_input_is_not_rescued_by_symmetry(tmp_path)
     text = format_diagnosis(diag)
     assert diag.top is not None and diag.top.key == "wrong-constant", text
     assert not any(o.kind == "symmetric-rescues" for c in diag.causes for o in c.supports), text
+
+
+def test_a_tiled_reduction_along_the_wrong_axis_is_rescued_by_a_small_symmetric_square(tmp_path):
+    """Column sums gathered tile by tile with each tile's row sums (round 28's PPMI marginals on the CPU, read after
+    its score: index-transposition 0.4 with no hallmark). Square shapes fail too, and the smallest failing case is a
+    single row, which has no square of its own: the symmetric probe runs on a 16 x 16 twin (one tile), after that
+    twin, as it is, fails on its own."""
+    diag = debug(spec_of.column_scale_tiled_wrong_axis, budget=40, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-axis" and diag.top.score >= 0.7, text
+    assert "symmetric-rescues" in _kinds(diag.top.supports), text
+    assert any(e.axis == "symmetric" and "control" in e.label for e in diag.experiments), text

@@ -1827,3 +1827,31 @@ def _double_centre_constant(k: torch.Tensor) -> torch.Tensor:
 double_centre_constant = kcheck.Spec(
     name="double_centre_constant", kernel=_double_centre_constant, reference=_double_centre,
     inputs=[kcheck.Tensor("N", "N", name="k")], dims={"N": kcheck.Dim(nominal=64)}, dtypes=["fp32"])
+
+
+# -- Columns scaled by the total over their sums (PMI's marginals), which a tiled kernel gathers tile by tile
+# -- (16 x 16): each tile adds its row sums at its column positions, as a `tl.sum(tile, axis=1)` stored at the
+# -- columns does. Wrong at every shape, square ones too (tiles off the diagonal mix other rows in), and every
+# -- output depends on every element (the total); right on a symmetric input that fits one tile --
+
+_TILE = 16
+
+
+def _column_sums_tiled_wrong_axis(c: torch.Tensor) -> torch.Tensor:
+    M, N = c.shape
+    k = torch.zeros(N, dtype=torch.float32, device=c.device)
+    for i0 in range(0, M, _TILE):
+        for j0 in range(0, N, _TILE):
+            tile = torch.zeros(_TILE, _TILE, dtype=torch.float32, device=c.device)
+            part = c[i0:i0 + _TILE, j0:j0 + _TILE].float()
+            tile[:part.shape[0], :part.shape[1]] = part
+            s = tile.sum(1)  # BUG: tile.sum(0), the tile's column sums
+            k[j0:j0 + part.shape[1]] += s[:part.shape[1]]
+    return (c.float() * k.sum() / (1 + k.abs())[None, :]).to(c.dtype)
+
+
+column_scale_tiled_wrong_axis = kcheck.Spec(
+    name="column_scale_tiled_wrong_axis", kernel=_column_sums_tiled_wrong_axis,
+    reference=lambda c: c * c.sum() / (1 + c.sum(0, keepdim=True).abs()),
+    inputs=[kcheck.Tensor("M", "N", name="c")], dims={"M": kcheck.Dim(nominal=40), "N": kcheck.Dim(nominal=24)},
+    dtypes=["fp32"])

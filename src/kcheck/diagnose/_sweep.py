@@ -19,7 +19,17 @@ from .._results import CaseResult, SpecReport, Status
 from .._spec import Custom, Spec, Tensor
 from ..cases import Case, call_reference, fit, make_args, numel, params_of, shape_of, tensor_shapes, upcast
 from ..compare import rms
-from ._observe import Facts, empty, error_of, ignores_nan, most_severe_smallest, reads_bumped, reduces, vector_inputs
+from ._observe import (
+    Facts,
+    empty,
+    error_of,
+    ignores_nan,
+    most_severe_smallest,
+    reads_bumped,
+    reduces,
+    values_right,
+    vector_inputs,
+)
 from ._probe import Prober, ignored_region, slice_probe_ok
 
 SIZES = (1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1024)
@@ -279,7 +289,9 @@ def transpose_invariant(spec: Spec, case: Case, i: int) -> bool:
 def square_case(spec: Spec, case: Case, i: int) -> Case | None:
     """The case with input ``i``'s last two dims made equal, where the transposed-reference probe can run: the case
     itself when they are, else the named one of them set to the other (a [32, H] table at H=32; an [M, N] matrix at
-    M=N=min(M, N)), within the Dims' constraints. None when they cannot be made equal or the input is not 2-D."""
+    M=N=min(M, N), or at min(max(M, N), 16) where the smaller is 1: a single row is no square, and 16 fits one
+    tile of most kernels, where a tile's own rows and columns are what a symmetric input makes alike), within the
+    Dims' constraints. None when they cannot be made equal or the input is not 2-D."""
     dims = _dims(spec, i)
     if len(dims) < 2:
         return None
@@ -289,6 +301,8 @@ def square_case(spec: Spec, case: Case, i: int) -> Case | None:
         return case
     if isinstance(a, str) and isinstance(b, str):
         n = min(shape[-2], shape[-1])
+        if n <= 1:
+            n = min(max(shape[-2], shape[-1]), 16)
         square = _with(case, {a: n, b: n}, spec)
     elif isinstance(a, str) or isinstance(b, str):
         named, k = (a, b) if isinstance(a, str) else (b, a)
@@ -333,16 +347,30 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
             r = p.run(square, "transpose", f"reference of {_name(ev.spec, i)} transposed{at}", ("transposed", i))
             if r is not None:
                 ev.transposed[i] = r
-    # a floating input square in the failing case itself (an N x N matrix, which no size makes non-square: there
-    # "passes on the square shapes only" cannot be seen), made symmetric for the kernel and the reference alike:
-    # rows read as columns, or a reduction along the other axis, are right then
-    for i in tensors:
+    # each floating input of two dims or more (the Tensors, and the Customs that declare their shape) made
+    # symmetric, (X + X^T) / 2, for the kernel and the reference alike, on the failing case where the input is
+    # square, else on its square twin ([M, N] at M=N=min(M, N)), which must then fail on its own first (the
+    # control): its rows and its columns then hold the same values, so rows read as columns, or a reduction along
+    # the other axis, are right. Square inputs are where "passes on the square shapes only" cannot be seen: an
+    # N x N matrix, or a kernel whose wrong axis also fails square shapes of random data
+    for i in shaped:
         dtype = getattr(ev.spec.inputs[i], "dtype", None)
-        if (len(_dims(ev.spec, i)) >= 2 and square_case(ev.spec, case, i) == case
-                and (dtype is None or dtype.is_floating_point)):
-            r = p.run(case, "symmetric", f"{_name(ev.spec, i)} made symmetric, (X + X^T) / 2", ("symmetric", i))
-            if r is not None:
-                ev.symmetric[i] = r
+        if dtype is not None and not dtype.is_floating_point:
+            continue
+        square = square_case(ev.spec, case, i)
+        if square is None:
+            continue
+        if square != case:
+            at = ", ".join(f"{d}={v}" for d, v in square.dims if v != case.sizes.get(d))
+            control = p.run(square, "symmetric", f"the square case {at} as it is (the control)")
+            if control is None or control.ok or values_right(control):
+                continue
+            label = f"{_name(ev.spec, i)} made symmetric, (X + X^T) / 2, at {at}"
+        else:
+            label = f"{_name(ev.spec, i)} made symmetric, (X + X^T) / 2"
+        r = p.run(square, "symmetric", label, ("symmetric", i))
+        if r is not None:
+            ev.symmetric[i] = r
     for prec in ev.spec.precisions:  # dtype: the same case in the Spec's other precisions
         if prec.name == case.precision:
             continue
