@@ -274,6 +274,26 @@ def symmetrized(spec: Spec, index: int) -> Spec:
     return transformed(spec, t)
 
 
+def averaged_shuffled(spec: Spec, index: int) -> Spec:
+    """The control of ``symmetrized``: the kernel and the reference given input ``index`` averaged with a shuffled
+    copy of itself (a fixed permutation of its elements), in its own layout. Its values change as the symmetric
+    input's do (each the mean of two), with no structure: a kernel right on this data too was failed by the
+    values, not by their places."""
+
+    def t(args: list[Any]) -> list[Any]:
+        out = list(args)
+        a = args[index]
+        if isinstance(a, torch.Tensor) and a.is_floating_point() and a.numel() > 1:
+            flat = a.double().reshape(-1)
+            perm = torch.randperm(flat.numel(), generator=torch.Generator().manual_seed(0)).to(a.device)
+            s = same_layout(a)
+            s.copy_(((flat + flat[perm]) / 2).reshape(a.shape))
+            out[index] = s
+        return out
+
+    return transformed(spec, t)
+
+
 def swapped_inputs(spec: Spec, i: int, j: int) -> Spec:
     """The kernel given inputs ``i`` and ``j`` in each other's place (same shapes), the reference as it was: a kernel
     that passes so reads its operands in each other's roles."""
@@ -539,7 +559,7 @@ def slice_probe_ok(spec: Spec, args: Sequence[Any], index: int, dim: int, pos: i
 
 #: A probe's change of the Spec, described so that a worker process can rebuild it from the Spec's module:
 #: ("scaled", factor), ("ones", input index or a tuple of them), ("transposed", input index),
-#: ("symmetric", input index), ("zeroed", None),
+#: ("symmetric", input index), ("averaged", input index), ("zeroed", None),
 #: ("stage", name), ("swapped", (i, j)), ("ignored", (input index, "boundary" | "far")),
 #: ("padded", (input index, "zero" | "first" | "rest")), ("end", (input index, dim, position)),
 #: ("slice", (input index, dim, position)).
@@ -556,6 +576,8 @@ def apply_variant(spec: Spec, variant: Variant) -> Spec:
         return reference_of_transposed(spec, int(arg))
     if kind == "symmetric":
         return symmetrized(spec, int(arg))
+    if kind == "averaged":
+        return averaged_shuffled(spec, int(arg))
     if kind == "zeroed":
         return zeroed_outputs(spec)
     if kind == "swapped":

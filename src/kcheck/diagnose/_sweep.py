@@ -369,8 +369,16 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
         else:
             label = f"{_name(ev.spec, i)} made symmetric, (X + X^T) / 2"
         r = p.run(square, "symmetric", label, ("symmetric", i))
-        if r is not None:
-            ev.symmetric[i] = r
+        if r is None:
+            continue
+        if r.ok or values_right(r):
+            # the values changed too (each the mean of two): the input averaged with a shuffled copy of itself
+            # must still fail, else the values failed it (a low-precision sum, a large mean), not their places
+            shuffled = p.run(square, "symmetric", f"{_name(ev.spec, i)} averaged with a shuffled copy (the control)",
+                             ("averaged", i))
+            if shuffled is None or shuffled.ok or values_right(shuffled):
+                continue
+        ev.symmetric[i] = r
     for prec in ev.spec.precisions:  # dtype: the same case in the Spec's other precisions
         if prec.name == case.precision:
             continue
