@@ -1039,8 +1039,10 @@ class Facts:
                          "at a time does not do it): the per-channel operands are read at the wrong place")
         # (not for a data movement: a transpose, a flip of a symmetric matrix, is right whatever it moves wrongly
         # between the two triangles, as constant data hides any element moved wrongly)
-        if (ev.minimal is not None and not ev.minimal.ok and not values_right(ev.minimal)
-                and not ev.arange_permutes):
+        # (and elements of the failing case outside the tolerance: an error just beyond the same-precision
+        # baseline comes and goes with the data, the mean of two values as well)
+        if (ev.minimal is not None and not ev.minimal.ok and not ev.arange_permutes
+                and any(c.mismatches > 0 for c in ev.minimal.comparisons)):
             for i, r in ev.symmetric.items():
                 if r.ok or values_right(r):
                     self.add("symmetric-rescues", f"the failure vanishes when {_name(ev, i)} is made symmetric "
