@@ -2162,3 +2162,32 @@ def test_a_tiled_reduction_along_the_wrong_axis_is_rescued_by_a_small_symmetric_
     assert diag.top is not None and diag.top.key == "wrong-axis" and diag.top.score >= 0.7, text
     assert "symmetric-rescues" in _kinds(diag.top.supports), text
     assert any(e.axis == "symmetric" and "control" in e.label for e in diag.experiments), text
+
+
+def test_a_per_channel_operand_read_past_its_end_by_the_last_tiles_overhang_only_is_an_edge():
+    """A pan position per track loaded without its row mask (round 29, H100: wrong-axis 0.75 from "the 1-D operand
+    is read past its end"). On a GPU the stray values reach only masked lanes, so no size pattern shows the edge;
+    the interpreter's finding does: the first bad lane right at the operand's end and no program's read reaching
+    farther past it than the access's width. An operand indexed along a longer dimension has programs wholly past
+    its end, far beyond one access."""
+    from dataclasses import replace as _replace
+
+    from kcheck._findings import Finding
+
+    spec = spec_of.bias_wrong_axis
+    report = kcheck.check(spec, tier="quick", large=False).specs[0]
+    failing = [r for r in report.cases if not r.ok]
+    base = _replace(report.cases[0], case=_replace(report.cases[0].case, dims=(("M", 64), ("N", 60))))
+    read = Finding("interpreter", "out-of-bounds", "error",
+                   "out-of-bounds read of 4 bytes at 0x1000 in lane (4,) of program (7,0,0): 1 bytes after tensor "
+                   "'b_ptr' (240 bytes, float32[60]), the access starting right at its end; 4 of 8 lanes out of "
+                   "bounds", file="k.py", line=25, distance=1, size=4, allocation_size=60 * 4)
+    def evidence(finding: Finding) -> Evidence:
+        case = _replace(base, findings=[finding])
+        return Evidence(spec, _replace(report, cases=[*report.cases, case]), [*failing, case])
+
+    kinds = _kinds(Facts(evidence(read)).observations)
+    assert "vector-edge" in kinds and "oob-vector" not in kinds, kinds
+    # other programs' reads wholly past the end, far beyond one access: the operand is indexed along a longer dim
+    kinds = _kinds(Facts(evidence(_replace(read, farthest=4 * 200))).observations)
+    assert "oob-vector" in kinds and "vector-edge" not in kinds, kinds

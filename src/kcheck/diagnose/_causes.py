@@ -164,7 +164,8 @@ OBSERVATIONS: dict[str, str] = {
     "systematic-error": "off at nearly every element of nearly every ordinary case, by a fraction of the values "
                         "(the output keeps the shape of the right one): a formula or a constant, not an index",
     "oob-vector": "a 1-D (per-channel) operand is read past its end: indexed along a longer dimension",
-    "vector-edge": "a 1-D operand is read past its end only where a size is not a multiple of the block",
+    "vector-edge": "a 1-D operand is read past its end only where a size is not a multiple of the block, or only "
+                   "by the last tile's overhang",
     "differs-without-reduction": "runs differ and the Spec reduces no dimension across programs",
     "oob-wide": "an out-of-bounds access of many lanes at once (not one element past the end)",
     "wrong-in-bounds": "wrong values (gross, randn, contiguous) at a size where the interpreter saw every access in "

@@ -562,10 +562,18 @@ class Facts:
         if ev.sanitized is not None:
             vec += [(ev.sanitized, f) for f in ev.sanitizer
                     if f.kind == "out-of-bounds" and _on_vector(ev, ev.sanitized.sizes, f)]
-        if vec:
-            case, f = vec[0]
+        # the interpreter's reads that reach no farther than one access's width past the operand's end (the last
+        # tile's overhang, the first bad lane right at the end) are its own dimension's edge, not a longer one's:
+        # an operand indexed along a longer dimension has programs wholly past its end
+        far = [(case, f) for case, f in vec if not _overhang_only(f)]
+        if far:
+            case, f = far[0]
             self.add("oob-vector", f"the 1-D operand is read past its end ({case.id}: {f.message[:140]}): it is "
                      "indexed along a longer dimension than its own")
+        elif vec:
+            case, f = vec[0]
+            self.add("vector-edge", f"the 1-D operand is read past its end by the last tile's overhang only "
+                     f"({case.id}: {f.message[:140]}): its load lacks the bounds mask")
         racy = [r for r in self.results if any(f.kind in RACES for f in r.findings)]
         races = [f for f in ev.findings() if f.kind in RACES] + [f for r in racy for f in r.findings
                                                                  if f.kind in RACES]
@@ -1172,6 +1180,18 @@ def reads_bumped(probe: CaseResult, plain: CaseResult) -> bool:
 
 def _bumped(ev: Evidence, i: int, region: str) -> CaseResult | None:
     return next((r for j, where, r in ev.ignored if j == i and where == region), None)
+
+
+def _overhang_only(f: Any) -> bool:
+    """An interpreter finding whose reads, over every program that made them, reach no farther past the end than
+    the access's own width, its first bad lane right at the end (one record per program, merged: ``farthest`` is
+    the first bad lane farthest out). A read of lanes all past the end, farther than that, is not an overhang."""
+    if f.tool != "interpreter" or "the access starting right at its end" not in f.message:
+        return False
+    lanes = re.search(r"; (\d+) of (\d+) lanes out of bounds", f.message)
+    width = int(lanes.group(2)) if lanes else 1
+    reach = f.farthest if f.farthest is not None else f.distance
+    return reach is not None and 0 < reach <= width * max(1, f.size or 1)
 
 
 def _on_vector(ev: Evidence, sizes: dict[str, int], f: Any) -> bool:
