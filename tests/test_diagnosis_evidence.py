@@ -2191,3 +2191,24 @@ def test_a_per_channel_operand_read_past_its_end_by_the_last_tiles_overhang_only
     # other programs' reads wholly past the end, far beyond one access: the operand is indexed along a longer dim
     kinds = _kinds(Facts(evidence(_replace(read, farthest=4 * 200))).observations)
     assert "oob-vector" in kinds and "vector-edge" not in kinds, kinds
+
+
+def test_the_shuffled_average_control_builds_its_permutation_on_the_cpu_whatever_the_default_device():
+    """On a GPU the probe runs in a worker whose default device is the GPU: a permutation drawn with a CPU generator
+    must still be drawn on the CPU (run 86, H100: "Expected a 'cuda' device type for generator but found 'cpu'", so
+    the control erred and no symmetric rescue could count on a GPU). The meta device stands in for the GPU here."""
+    from kcheck.diagnose._probe import averaged_shuffled
+
+    spec = spec_of.double_centre_wrong_axis
+    x = torch.arange(16, dtype=torch.float32).reshape(4, 4)
+    seen = {}
+
+    def kernel(k):
+        seen["k"] = k.clone()
+        return k
+
+    probe = averaged_shuffled(dataclasses.replace(spec, kernel=kernel), 0)
+    with torch.device("meta"):
+        probe.kernel(x)
+    assert seen["k"].device.type == "cpu" and seen["k"].shape == x.shape
+    assert torch.allclose(seen["k"].sum(), x.sum())  # the mean of each value and another: the total is kept

@@ -285,7 +285,8 @@ def averaged_shuffled(spec: Spec, index: int) -> Spec:
         a = args[index]
         if isinstance(a, torch.Tensor) and a.is_floating_point() and a.numel() > 1:
             flat = a.double().reshape(-1)
-            perm = torch.randperm(flat.numel(), generator=torch.Generator().manual_seed(0)).to(a.device)
+            # on the CPU, whatever the default device is (a GPU worker's): a CPU generator draws CPU permutations
+            perm = torch.randperm(flat.numel(), generator=torch.Generator().manual_seed(0), device="cpu").to(a.device)
             s = same_layout(a)
             s.copy_(((flat + flat[perm]) / 2).reshape(a.shape))
             out[index] = s
