@@ -1045,17 +1045,10 @@ class Facts:
                 names = ", ".join(_name(ev, i) for i in vectors)
                 self.add("vector-ones-rescues", f"the failure vanishes when {names} are all ones together (one "
                          "at a time does not do it): the per-channel operands are read at the wrong place")
-        # (not for a data movement: a transpose, a flip of a symmetric matrix, is right whatever it moves wrongly
-        # between the two triangles, as constant data hides any element moved wrongly)
-        # (and elements of the failing case outside the tolerance: an error just beyond the same-precision
-        # baseline comes and goes with the data, the mean of two values as well)
-        if (ev.minimal is not None and not ev.minimal.ok and not ev.arange_permutes
-                and any(c.mismatches > 0 for c in ev.minimal.comparisons)):
-            for i, r in ev.symmetric.items():
-                if r.ok or values_right(r):
-                    self.add("symmetric-rescues", f"the failure vanishes when {_name(ev, i)} is made symmetric "
-                             "((X + X^T) / 2, kernel and reference alike): the kernel takes its rows for its "
-                             "columns somewhere, or reduces along the other axis")
+        for i in symmetric_rescues(ev):
+            self.add("symmetric-rescues", f"the failure vanishes when {_name(ev, i)} is made symmetric "
+                     "((X + X^T) / 2, kernel and reference alike): the kernel takes its rows for its "
+                     "columns somewhere, or reduces along the other axis")
         for i, r in ev.transposed.items():
             if r.ok:
                 self.add("transposed-reference", f"the output matches the reference of {_name(ev, i)} transposed "
@@ -1259,6 +1252,23 @@ def long_reduction(spec: Spec, r: CaseResult) -> bool:
 def empty(r: CaseResult) -> bool:
     """A case with an empty dimension: how a kernel treats no data is its own question, not the planted bug's."""
     return any(v == 0 for v in r.case.sizes.values())
+
+
+def elements_wrong(r: CaseResult) -> bool:
+    """Elements outside the tolerance: a failure of the values themselves, not of an error beyond the
+    same-precision baseline alone (borderline, which other data of the same kind may pass) or of an access."""
+    return any(c.mismatches > 0 for c in r.comparisons)
+
+
+def symmetric_rescues(ev: Evidence) -> list[int]:
+    """The inputs whose symmetric probe rights the values of a failing case with elements outside the tolerance
+    (an error just beyond the same-precision baseline comes and goes with the data, the mean of two values as
+    well). None for a data movement: a transpose, or a flip, of a symmetric matrix is right whatever it moves
+    wrongly between the two triangles, as constant data hides any element moved wrongly."""
+    m = ev.minimal
+    if m is None or m.ok or ev.arange_permutes or not elements_wrong(m):
+        return []
+    return [i for i, r in ev.symmetric.items() if r.ok or values_right(r)]
 
 
 def values_right(r: CaseResult) -> bool:

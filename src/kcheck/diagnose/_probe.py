@@ -256,22 +256,37 @@ def reference_of_transposed(spec: Spec, index: int) -> Spec:
     return transformed(spec, t, kernel_too=False)
 
 
-def symmetrized(spec: Spec, index: int) -> Spec:
-    """The kernel and the reference given input ``index`` made symmetric in its last two dims, (X + X^T) / 2 in the
-    input's own layout (square, floating inputs only): its rows and its columns then hold the same values, so a
-    kernel that reads one where it should read the other, or reduces along the other axis, is right."""
+def _input_replaced(spec: Spec, index: int, values: Callable[[torch.Tensor], torch.Tensor | None]) -> Spec:
+    """The kernel and the reference given input ``index`` replaced by ``values`` of it (in float64; None: left as
+    it is), copied into the input's own layout."""
 
     def t(args: list[Any]) -> list[Any]:
         out = list(args)
         a = args[index]
-        if (isinstance(a, torch.Tensor) and a.is_floating_point() and a.dim() >= 2
-                and a.shape[-1] == a.shape[-2]):
-            s = same_layout(a)
-            s.copy_((a.double() + a.double().transpose(-1, -2)) / 2)
-            out[index] = s
+        if isinstance(a, torch.Tensor) and a.is_floating_point():
+            v = values(a.double())
+            if v is not None:
+                out[index] = same_layout(a).copy_(v)
         return out
 
     return transformed(spec, t)
+
+
+def symmetrized(spec: Spec, index: int) -> Spec:
+    """The kernel and the reference given input ``index`` made symmetric in its last two dims, (X + X^T) / 2 in the
+    input's own layout (square, floating inputs only): its rows and its columns then hold the same values, so a
+    kernel that reads one where it should read the other, or reduces along the other axis, is right."""
+    return _input_replaced(spec, index, lambda a: (a + a.transpose(-1, -2)) / 2
+                           if a.dim() >= 2 and a.shape[-1] == a.shape[-2] else None)
+
+
+def _shuffled_mean(a: torch.Tensor) -> torch.Tensor | None:
+    if a.numel() <= 1:
+        return None
+    flat = a.reshape(-1)
+    # on the CPU, whatever the default device is (a GPU worker's): a CPU generator draws CPU permutations
+    perm = torch.randperm(flat.numel(), generator=torch.Generator().manual_seed(0), device="cpu").to(a.device)
+    return ((flat + flat[perm]) / 2).reshape(a.shape)
 
 
 def averaged_shuffled(spec: Spec, index: int) -> Spec:
@@ -279,20 +294,7 @@ def averaged_shuffled(spec: Spec, index: int) -> Spec:
     copy of itself (a fixed permutation of its elements), in its own layout. Its values change as the symmetric
     input's do (each the mean of two), with no structure: a kernel right on this data too was failed by the
     values, not by their places."""
-
-    def t(args: list[Any]) -> list[Any]:
-        out = list(args)
-        a = args[index]
-        if isinstance(a, torch.Tensor) and a.is_floating_point() and a.numel() > 1:
-            flat = a.double().reshape(-1)
-            # on the CPU, whatever the default device is (a GPU worker's): a CPU generator draws CPU permutations
-            perm = torch.randperm(flat.numel(), generator=torch.Generator().manual_seed(0), device="cpu").to(a.device)
-            s = same_layout(a)
-            s.copy_(((flat + flat[perm]) / 2).reshape(a.shape))
-            out[index] = s
-        return out
-
-    return transformed(spec, t)
+    return _input_replaced(spec, index, _shuffled_mean)
 
 
 def swapped_inputs(spec: Spec, i: int, j: int) -> Spec:

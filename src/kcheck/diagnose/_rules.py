@@ -23,7 +23,7 @@ from .._results import ReasonKind
 from .._spec import Index, Scalar
 from ..backends import backend_of
 from ._causes import BUG_CLASSES, Cause, Observation
-from ._observe import Facts, Severity, in_place_movement, shape_dims, values_right
+from ._observe import Facts, Severity, in_place_movement, shape_dims, symmetric_rescues
 from ._sweep import Evidence
 
 #: The raw score of a cause proposed on its supports alone, before their weights.
@@ -59,8 +59,8 @@ _WHOLE_WORDS = frozenset({"lse", "var", "std"})
 def _axis_advice(ev: Evidence) -> str:
     """A square input made symmetric rescuing the case points at a reduction's axis (or an index) over that input;
     otherwise at the index a per-channel operand is read with."""
-    # (an Evidence rebuilt from a stored row, as the replay does, may hold no probes at all)
-    if any(r.ok or values_right(r) for r in getattr(ev, "symmetric", {}).values()):
+    # (an Evidence rebuilt from a stored row, as the replay does, holds no probes at all)
+    if hasattr(ev, "symmetric") and symmetric_rescues(ev):
         return ("check the axis of each reduction over the square input (its row sums or means against its column "
                 "ones: axis=1 against axis=0) and the order of its indices where it is read")
     return "check which index the per-channel operand is read with (column vs row, % N vs % M)"

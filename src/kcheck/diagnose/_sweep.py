@@ -21,6 +21,7 @@ from ..cases import Case, call_reference, fit, make_args, numel, params_of, shap
 from ..compare import rms
 from ._observe import (
     Facts,
+    elements_wrong,
     empty,
     error_of,
     ignores_nan,
@@ -349,10 +350,10 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
                 ev.transposed[i] = r
     # each floating input of two dims or more (the Tensors, and the Customs that declare their shape) made
     # symmetric, (X + X^T) / 2, for the kernel and the reference alike, on the failing case where the input is
-    # square, else on its square twin ([M, N] at M=N=min(M, N)), which must then fail on its own first (the
-    # control): its rows and its columns then hold the same values, so rows read as columns, or a reduction along
-    # the other axis, are right. Square inputs are where "passes on the square shapes only" cannot be seen: an
-    # N x N matrix, or a kernel whose wrong axis also fails square shapes of random data
+    # square, else on its square twin (``square_case``), which must then fail on its own first (the control): its
+    # rows and its columns then hold the same values, so rows read as columns, or a reduction along the other axis,
+    # are right. Square inputs are where "passes on the square shapes only" cannot be seen: an N x N matrix, or a
+    # kernel whose wrong axis also fails square shapes of random data
     for i in shaped:
         dtype = getattr(ev.spec.inputs[i], "dtype", None)
         if dtype is not None and not dtype.is_floating_point:
@@ -363,7 +364,7 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
         if square != case:
             at = ", ".join(f"{d}={v}" for d, v in square.dims if v != case.sizes.get(d))
             control = p.run(square, "symmetric", f"the square case {at} as it is (the control)")
-            if control is None or not _elements_wrong(control):
+            if control is None or not elements_wrong(control):
                 continue
             label = f"{_name(ev.spec, i)} made symmetric, (X + X^T) / 2, at {at}"
         else:
@@ -376,7 +377,7 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
             # must still fail, else the values failed it (a low-precision sum, a large mean), not their places
             shuffled = p.run(square, "symmetric", f"{_name(ev.spec, i)} averaged with a shuffled copy (the control)",
                              ("averaged", i))
-            if shuffled is None or not _elements_wrong(shuffled):
+            if shuffled is None or not elements_wrong(shuffled):
                 continue
         ev.symmetric[i] = r
     for prec in ev.spec.precisions:  # dtype: the same case in the Spec's other precisions
@@ -401,12 +402,6 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
                 ev.stages.append((stage, r))
                 if not r.ok:
                     break
-
-
-def _elements_wrong(r: CaseResult) -> bool:
-    """Elements outside the tolerance: a failure of the values themselves, not of an error beyond the
-    same-precision baseline (borderline, which other data of the same kind may pass) or of an access."""
-    return any(c.mismatches > 0 for c in r.comparisons)
 
 
 def _ignores_some(spec: Spec, case: Case, i: int) -> bool:
