@@ -22,6 +22,7 @@ import argparse
 import math
 import os
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -186,15 +187,18 @@ def _large_cases(spec: Spec, spec_report: object, seeds: int | None, wait: float
         if not ids:
             return "skipped: " + "; ".join(sorted({c.skip or "" for c in large}))
         done = {r.case.id: r for r in kcheck.check(spec, cases=ids, seeds=seeds, isolate=True).specs[0].cases}
-    cases = spec_report.cases  # type: ignore[attr-defined]
-    for i, r in enumerate(cases):
-        if r.case.axis == "large":
-            match = next((d for d in done.values() if d.case.axis == "large"), None)
-            if match is not None:
-                cases[i] = match
+    _merge_large(spec_report.cases, done)  # type: ignore[attr-defined]
     said = [f"{r.case.id} {r.status.value}" + (f": {r.reasons[0]}" if r.status.value == "skipped" and r.reasons else "")
             for r in done.values()]
     return "; ".join(said)
+
+
+def _merge_large(cases: list[CaseResult], done: dict[str, CaseResult]) -> None:
+    """Put each large case's result where the report skipped it, by its own id (a second case that failed must not
+    be hidden behind the first's skip)."""
+    for i, r in enumerate(cases):
+        if r.case.id in done:
+            cases[i] = done[r.case.id]
 
 
 _UNDECLARED = object()
@@ -312,6 +316,9 @@ def score(seeds: int = 3, budget: float | None = None, diagnose: bool = True, qu
                     "assert_close": baselines[1] if baselines else None,
                     "diagnosis": None, "diagnosis_ok": None, "minimal_debug": None, "debug_seconds": None,
                     "large": large,
+                    # how many cases ended each way: a planted bug whose cases were all skipped or untrusted here is
+                    # told apart from one whose cases passed
+                    "statuses": dict(Counter(c.status.value for c in spec_report.cases)),
                     # why the smallest failing case failed, in words (a control's false positive on a machine since
                     # given back must be readable from the table)
                     "reason": "; ".join(smallest.reasons)[:400] if smallest else "",
@@ -373,6 +380,8 @@ def markdown(rows: list[dict], tot: dict[str, float], where: str) -> str:
         if r["buggy"]:
             kc = ("GPU only" if not r["kcheck"] else "static check only (cases: GPU)") if r["gpu_only"] \
                 else mark(r["kcheck"])
+            if not r["kcheck"] and r.get("statuses"):  # how its cases ended: passed, or not run or not trusted here
+                kc += " (" + ", ".join(f"{n} {s}" for s, n in sorted(r["statuses"].items())) + ")"
             diag = r["diagnosis"] or "-"
             ok = "-" if r["diagnosis_ok"] is None else ("yes" if r["diagnosis_ok"] else "**no**")
         else:

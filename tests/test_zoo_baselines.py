@@ -42,3 +42,23 @@ def test_a_kernel_that_kills_the_baseline_process_counts_as_flagged_and_the_scor
                            dims={"N": kcheck.Dim(nominal=64)})
     '''))
     assert zoo._baselines_apart(_load(path, "dies")) == (True, True)
+
+
+def test_each_large_result_replaces_its_own_skipped_case():
+    """Two past-2**31 cases: the first skipped for memory, the second failed. The row must hold the failure (the
+    scorer once put the first result in both places, and a planted bug caught there read as a miss)."""
+    from kcheck import CaseResult
+    from kcheck._results import Status
+
+    zoo = _zoo()
+    spec = _load(ROOT / "examples" / "softmax.py", "softmax")
+    import kcheck
+
+    large = [c for c in kcheck.matrix(spec) if c.axis == "large"][:2]
+    assert len(large) == 2
+    normal = next(c for c in kcheck.matrix(spec) if c.axis != "large")
+    cases = [CaseResult(normal, Status.PASSED)] + [CaseResult(c, Status.SKIPPED) for c in large]
+    done = {large[0].id: CaseResult(large[0], Status.SKIPPED, reasons=["out of memory"]),
+            large[1].id: CaseResult(large[1], Status.FAILED)}
+    zoo._merge_large(cases, done)
+    assert [c.status for c in cases] == [Status.PASSED, Status.SKIPPED, Status.FAILED]
