@@ -61,6 +61,38 @@ __global__ void lanes(float* out) {
     out[threadIdx.x] = 0.f;
 }
 
+// a barrier inside a helper: the call is the barrier (a block reduction called by thread 0 alone)
+__device__ float block_total(float v, float* buf) {
+    buf[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) buf[threadIdx.x] += buf[threadIdx.x + s];
+        __syncthreads();
+    }
+    float r = buf[0];
+    __syncthreads();
+    return r;
+}
+
+__device__ float block_mean(float v, float* buf) { return block_total(v, buf) / blockDim.x; }
+
+template <int N>
+__device__ float block_total_t(float v, float* buf) { return block_total(v, buf) * N; }
+
+__device__ float square(float v) { return v * v; }
+
+__global__ void helpers(const float* in, float* out) {
+    __shared__ float buf[256];
+    float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+    float total = block_total(v, buf);
+    if (threadIdx.x == 0) {
+        out[blockIdx.x] = block_mean(v, buf);  // EXPECT: divergent-barrier
+    }
+    if (threadIdx.x < 32) out[blockIdx.x] += block_total_t<2>(v, buf);  // EXPECT: divergent-barrier
+    if (threadIdx.x < 32) out[blockIdx.x] += square(v);  // no barrier in the helper
+    if (blockIdx.x == 0) out[0] = block_total(total, buf);  // the same in every thread of the block
+}
+
 // ---- negatives ----
 
 __global__ void uniform(float* out, const float* in, int n) {

@@ -16,7 +16,9 @@ enclosing function as ``kernel``:
 - ``divergent-barrier`` (CUDA C, error): ``__syncthreads()`` (and its _count/_and/_or forms) inside an if/else/switch
   or a loop whose condition depends on threadIdx, directly or through variables (control dependences included);
   block- or grid-stride loops (``for (i = threadIdx.x; i < bound; i += stride)`` with bound and stride uniform) are
-  left out. ``__syncwarp()`` with the full mask inside a branch on threadIdx.x that differs within a warp.
+  left out. A call, under such a branch or loop, of a function of the same source that reaches ``__syncthreads()``
+  (itself or through other such functions: a block reduction helper) counts as the barrier. ``__syncwarp()`` with the
+  full mask inside a branch on threadIdx.x that differs within a warp.
 - ``triton-pid-stride-int32`` (Triton): ``tl.program_id`` (or a value derived from it, not cast to int64) times a
   runtime (non-constexpr) size or stride: error; times a named ``tl.constexpr`` (``pid * BLOCK``): warning, as it wraps
   only past 2**31 elements. Reported only when the product's value reaches the pointer of a load/store/atomic (or a

@@ -81,9 +81,10 @@ def _base_name(n: _Node) -> str | None:
 
 class _Checker:
     def __init__(self, fn: _Func, toks: list[_Tok], match: dict[int, int], stripped: str, path: str,
-                 line_of: dict[int, int] | None):
+                 line_of: dict[int, int] | None, barrier_calls: frozenset[str] = frozenset()):
         self.fn, self.toks, self.match, self.src, self.path = fn, toks, match, stripped, path
         self.line_of = line_of
+        self.barrier_calls = barrier_calls  # the file's functions that reach a block barrier
         body = _Body(toks, match)
         self.params(body, fn)
         body.walk(fn.body[0], fn.body[1], ())
@@ -395,7 +396,14 @@ class _Checker:
         for s in self.stmts:
             for k in range(s.lo, s.hi):
                 name = toks[k].text
-                if k + 1 >= s.hi or toks[k + 1].text != "(" or (name not in _BLOCK_BARRIERS and name != "__syncwarp"):
+                if _call_paren(toks, k, s.hi) is None:
+                    continue
+                if name in self.barrier_calls and name not in _BLOCK_BARRIERS:
+                    bad = [c for c in s.conds if self.cond_varies(c) and not (c.kind == "for" and self.strided_loop(c))]
+                    if bad:
+                        found.append(self.barrier_finding(name, k, bad[-1], through=True))
+                    continue
+                if toks[k + 1].text != "(" or (name not in _BLOCK_BARRIERS and name != "__syncwarp"):
                     continue
                 if name == "__syncwarp":
                     c = self.match.get(k + 1, -1)
@@ -409,10 +417,16 @@ class _Checker:
                     found.append(self.barrier_finding(name, k, bad[-1]))
         return found
 
-    def barrier_finding(self, name: str, k: int, c: _Cond) -> Finding:
+    def barrier_finding(self, name: str, k: int, c: _Cond, through: bool = False) -> Finding:
         cond = self.text(c.lo, c.hi)
         line = self.line_of.get(c.line, c.line) if self.line_of is not None else c.line
-        if name == "__syncwarp":
+        if through:
+            where = f"a loop whose condition `{cond}`" if c.kind in ("for", "while", "do") else f"a branch on `{cond}`"
+            msg = (f"`{name}()`, which reaches `__syncthreads()`, is called inside {where}"
+                   + f" (line {line}), which depends on the thread index: the threads that do not make the call never "
+                   "reach its barrier (deadlock or undefined behaviour); call it from every thread of the block and "
+                   "keep only the work that differs inside the branch")
+        elif name == "__syncwarp":
             msg = (f"`__syncwarp()` with the full mask inside a branch on `{cond}` (line {line}), which differs "
                    "between the lanes of a warp: lanes that skip it never arrive (undefined behaviour); pass the mask "
                    "of the lanes that take the branch (__ballot_sync) or move the call out of the branch")
@@ -426,6 +440,33 @@ class _Checker:
                    "barrier out of the branch so every thread of the block reaches it")
         return Finding(tool="lint", kind="divergent-barrier", severity="error", message=msg, kernel=self.fn.name,
                        file=self.path, line=self.line(k))
+
+
+def _call_paren(toks: list[_Tok], k: int, hi: int) -> int | None:
+    """The index of the ``(`` that opens a call of the identifier at ``k`` (``f(`` or ``f<...>(``), else None."""
+    if toks[k].kind != "id" or k + 1 >= hi or (k > 0 and toks[k - 1].text in (".", "->")):
+        return None
+    if toks[k + 1].text == "(":
+        return k + 1
+    if toks[k + 1].text == "<":  # a template call: the first '>' then '(' within a few tokens
+        for j in range(k + 2, min(hi - 1, k + 12)):
+            if toks[j].text in (";", "{", "}"):
+                return None
+            if toks[j].text == ">" and toks[j + 1].text == "(":
+                return j + 1
+    return None
+
+
+def _barrier_functions(fns: list[_Func], toks: list[_Tok]) -> frozenset[str]:
+    """The functions of the file whose body calls a block barrier, itself or through others of them."""
+    calls = {fn.name: {toks[k].text for k in range(fn.body[0], fn.body[1])
+                       if _call_paren(toks, k, fn.body[1]) is not None} for fn in fns}
+    reach = {name for name, called in calls.items() if called & _BLOCK_BARRIERS}
+    while True:
+        more = {name for name, called in calls.items() if name not in reach and called & reach}
+        if not more:
+            return frozenset(reach)
+        reach |= more
 
 
 def _postorder(n: _Node) -> Iterator[_Node]:
@@ -452,9 +493,11 @@ def lint_cuda(text: str, path: str, line_of: dict[int, int] | None = None) -> li
     match = _brackets(toks)
     findings: list[Finding] = []
     seen: set[tuple[str, int | None]] = set()
-    for fn in _functions(toks, match):
+    fns = list(_functions(toks, match))
+    barrier_calls = _barrier_functions(fns, toks)
+    for fn in fns:
         try:
-            checker = _Checker(fn, toks, match, stripped, path, line_of)
+            checker = _Checker(fn, toks, match, stripped, path, line_of, barrier_calls)
             found = checker.overflow() + checker.barriers()
         except RecursionError:
             continue
