@@ -2212,3 +2212,24 @@ def test_the_shuffled_average_control_builds_its_permutation_on_the_cpu_whatever
         probe.kernel(x)
     assert seen["k"].device.type == "cpu" and seen["k"].shape == x.shape
     assert torch.allclose(seen["k"].sum(), x.sum())  # the mean of each value and another: the total is kept
+
+
+def test_a_formula_that_cancels_on_randn_data_is_placed_where_the_operation_is_ill_conditioned(tmp_path):
+    """A thin lens's 1 / (1/f - 1/u) (round 29's thin lens, read after its score: index-transposition 0.35 on an
+    H100, from "the failure vanishes when an input is all ones"). Its randn cases fail at a few elements only, each
+    where the reference itself leaves the tolerance when its inputs move by a few ulps: cancellation, though randn
+    cases are wrong far beyond rounding there."""
+    diag = debug(spec_of.lens_textbook, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "cancellation" and diag.top.score >= 0.7, text
+    assert "rounding-amplified" in _kinds(diag.top.supports), text
+    assert any(e.axis == "conditioning" for e in diag.experiments), text
+
+
+def test_a_few_wrong_elements_where_the_operation_is_well_conditioned_are_no_cancellation(tmp_path):
+    """The control: the stable lens formula with its last column copied from the one before (a few wrong elements
+    too, on randn data) is not placed where the operation is ill-conditioned."""
+    diag = debug(spec_of.lens_last_column, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert not any(o.kind == "rounding-amplified" for c in diag.causes for o in c.supports), text
+    assert diag.top is None or diag.top.key != "cancellation", text

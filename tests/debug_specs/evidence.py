@@ -1855,3 +1855,34 @@ column_scale_tiled_wrong_axis = kcheck.Spec(
     reference=lambda c: c * c.sum() / (1 + c.sum(0, keepdim=True).abs()),
     inputs=[kcheck.Tensor("M", "N", name="c")], dims={"M": kcheck.Dim(nominal=40), "N": kcheck.Dim(nominal=24)},
     dtypes=["fp32"])
+
+
+# -- A thin lens's image distance, 1 / (1/f - 1/u), in its textbook form: where the object sits near the focal plane
+# -- the two rounded reciprocals cancel, at a few elements of randn data, where rounding the inputs alone moves the
+# -- exact result as far (f * (u / (u - f)) keeps u - f exact there). The control: the stable form with its last
+# -- column copied from the one before (a few wrong elements too, none where the operation is ill-conditioned) --
+
+
+def _lens_reference(f: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    return f * u / (u - f)
+
+
+def _lens_textbook(f: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    return 1.0 / (1.0 / f - 1.0 / u)  # BUG: cancels where u is close to f
+
+
+def _lens_last_column(f: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    v = f * (u / (u - f))
+    v[:, -1] = v[:, -2]  # BUG: the last column copied from the one before
+    return v
+
+
+lens_textbook = kcheck.Spec(
+    name="lens_textbook", kernel=_lens_textbook, reference=_lens_reference,
+    inputs=[kcheck.Tensor("M", "N", name="f"), kcheck.Tensor("M", "N", name="u")],
+    dims={"M": kcheck.Dim(nominal=64), "N": kcheck.Dim(nominal=96)}, dtypes=["fp32"])
+
+lens_last_column = kcheck.Spec(
+    name="lens_last_column", kernel=_lens_last_column, reference=_lens_reference,
+    inputs=[kcheck.Tensor("M", "N", name="f"), kcheck.Tensor("M", "N", name="u")],
+    dims={"M": kcheck.Dim(nominal=64), "N": kcheck.Dim(nominal=96)}, dtypes=["fp32"])

@@ -46,6 +46,7 @@ from ._sweep import (
     case_elements,
     decode_arange,
     probe_case,
+    probe_conditioning,
     probe_magnitudes,
     probe_structure,
     smallest_failing,
@@ -154,6 +155,7 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
                 if spec.journaled is not None and prober.left() > 0:
                     journal_experiment(spec, case, dev, prober, diag, isolate=dangerous)
                 probe_structure(prober, ev, case)
+                probe_conditioning(prober, ev)
                 # a probe like the others (isolated on a GPU): a case that crashed may be decoded too
                 if prober.left() > 0 and ev.minimal is not None and ev.minimal.status is not Status.PASSED:
                     decoded = decode_arange(ev, case, prober)

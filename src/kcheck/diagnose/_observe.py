@@ -422,6 +422,7 @@ class Facts:
         self._value_band()
         self._reduces()
         self._repeats()
+        self._conditioned()
         self._severity(ev.failing)
         for dec in ev.decisions:
             for o in dec.observations:
@@ -805,6 +806,28 @@ class Facts:
         wide = [name for name, r in ev.precisions if r.ok and name in ("fp32", "tf32")]
         if wide and ev.minimal is not None and not ev.minimal.ok:
             self.add("wider-precision-passes", f"the smallest failing case passes in {wide[0]}")
+
+    def _conditioned(self) -> None:
+        """A case wrong at a few finite elements, each of them (the first ones, which the comparison keeps) where the
+        reference itself leaves the tolerance when its inputs move by a few ulps, and those elements few too: the
+        kernel loses what rounding its inputs loses where the operation is ill-conditioned (two close values
+        subtracted after each was rounded), where a stable formula keeps it."""
+        got = self.ev.conditioned
+        if got is None:
+            return
+        r, where = got
+        forward = [c for c in r.comparisons if not c.output.startswith("grad of ")]
+        wrong, total = sum(c.mismatches for c in forward), sum(c.numel for c in forward)
+        moved = sum(len(w) for w in where)
+        if len(forward) != len(where) or not (wrong and wrong <= moved <= _FEW_ILL_CONDITIONED * total):
+            return
+        seen = [(k, m.index) for k, c in enumerate(forward) for m in c.first]
+        inside = sum(i in where[k] for k, i in seen)
+        if seen and inside >= max(1, len(seen) - 1) and 2 * inside > len(seen):
+            self.add("rounding-amplified", f"{r.case.id}: {wrong} element(s) wrong, {inside} of the first {len(seen)} "
+                     f"where the reference itself leaves the tolerance when its inputs move by a few ulps ({moved} "
+                     f"of {total} elements): the kernel's formula loses what rounding its inputs loses where the "
+                     "operation is ill-conditioned; a stable one does not")
 
     def _layout(self) -> None:
         """Only the non-contiguous cases fail, and a contiguous case of the same shape and precision passes."""
@@ -1252,6 +1275,11 @@ def long_reduction(spec: Spec, r: CaseResult) -> bool:
 def empty(r: CaseResult) -> bool:
     """A case with an empty dimension: how a kernel treats no data is its own question, not the planted bug's."""
     return any(v == 0 for v in r.case.sizes.values())
+
+
+#: The share of a case's elements that may be ill-conditioned for "rounding-amplified": more, and the operation is
+#: ill-conditioned nearly everywhere on that data, where any error would land among them.
+_FEW_ILL_CONDITIONED = 0.05
 
 
 def elements_wrong(r: CaseResult) -> bool:

@@ -264,11 +264,16 @@ PROFILES: list[Profile] = [
             "out (tl.where(mask, term, 0))"),
     Profile("cancellation", "finite errors only with a large mean and a small spread",
             # constant rows are the extreme of a small spread beside a mean: the two terms are equal there
-            {("large-mean-only",): 0.85, ("large-mean-baseline",): 0.8, ("nonfinite-constant-only",): 0.75},
+            # (or wrong at the few elements where rounding the inputs alone would fail the reference: near a pole,
+            # where two close values are subtracted after each was rounded)
+            {("large-mean-only",): 0.85, ("large-mean-baseline",): 0.8, ("nonfinite-constant-only",): 0.75,
+             ("rounding-amplified",): 0.75},
             {"shift-decided": 0.05},
             # a formula that cancels is right on randn data (mean zero): fp32 randn cases wrong far beyond rounding
-            # are another bug, whatever a large-mean case beside them loses
+            # are another bug, whatever a large-mean case beside them loses (unless they are wrong where randn data
+            # itself puts two close values against each other)
             {"nonfinite-large": 0.3, "shift-passes": 0.3, "wide-precision-gross": 0.3},
+            unless={"wide-precision-gross": "rounding-amplified"},
             advice=_cancellation_advice),
     Profile("low-precision-accumulation", "within the tolerance table but beyond the same-precision baseline, or "
             "failing only below fp32",
