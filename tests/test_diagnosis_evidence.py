@@ -2233,3 +2233,15 @@ def test_a_few_wrong_elements_where_the_operation_is_well_conditioned_are_no_can
     text = format_diagnosis(diag)
     assert not any(o.kind == "rounding-amplified" for c in diag.causes for o in c.supports), text
     assert diag.top is None or diag.top.key != "cancellation", text
+
+
+def test_the_slice_probe_runs_on_a_training_spec(tmp_path):
+    """The same squeeze over the wrong axis, declared for training (grad=True): the probe compares forward values,
+    whose differences no gradient can flow through; it ran as an error on every training Spec before (round 30's
+    Tukey biweight loss, read after its score)."""
+    spec = dataclasses.replace(spec_of.channel_gate_wrong_axis, name="gate_wrong_axis_train", grad=True)
+    diag = debug(spec, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    probes = [e for e in diag.experiments if e.axis == "slice"]
+    assert probes and not any(e.detail.startswith("error") for e in probes), text
+    assert "mixes-slices" in _kinds(diag.observations), text

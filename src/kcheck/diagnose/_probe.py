@@ -535,7 +535,8 @@ def slice_changed(spec: Spec, index: int, dim: int, pos: int) -> Spec:
         return _change_outside(reference(*fresh(args), **kwargs),
                                reference(*slice_raised(fresh(args), index, dim, pos), **kwargs), dim, pos)
 
-    return dataclasses.replace(spec, kernel=k, reference=r, baseline=False)
+    # the probe compares forward values only: its outputs (differences) are no function to differentiate
+    return dataclasses.replace(spec, kernel=k, reference=r, baseline=False, grad=False)
 
 
 def slice_probe_ok(spec: Spec, args: Sequence[Any], index: int, dim: int, pos: int, modes: dict[str, Any]) -> bool:
