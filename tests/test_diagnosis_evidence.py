@@ -2245,3 +2245,13 @@ def test_the_slice_probe_runs_on_a_training_spec(tmp_path):
     probes = [e for e in diag.experiments if e.axis == "slice"]
     assert probes and not any(e.detail.startswith("error") for e in probes), text
     assert "mixes-slices" in _kinds(diag.observations), text
+
+
+def test_nan_on_data_that_holds_zeros_at_every_scale_is_a_zero_denominator(tmp_path):
+    """A chi-square distance over sparse histograms without its guard for a bin empty in both (round 30's, read
+    after its score: index-transposition 0.4, with "NaN on randn data" held against a zero denominator). The data
+    holds exact zeros, so the randn cases are NaN too, at every scale: no range is left, a zero does it."""
+    diag = debug(spec_of.chi_square_unguarded, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "division-by-zero" and diag.top.score >= 0.7, text
+    assert "nonfinite-scale-free" in _kinds(diag.top.supports), text

@@ -1886,3 +1886,28 @@ lens_last_column = kcheck.Spec(
     name="lens_last_column", kernel=_lens_last_column, reference=_lens_reference,
     inputs=[kcheck.Tensor("M", "N", name="f"), kcheck.Tensor("M", "N", name="u")],
     dims={"M": kcheck.Dim(nominal=64), "N": kcheck.Dim(nominal=96)}, dtypes=["fp32"])
+
+
+# -- A chi-square distance between sparse histograms, sum of (a - b)^2 / (a + b) over the bins, without the guard for
+# -- a bin empty in both: its data holds exact zeros, so the randn-labelled cases are NaN too, at every scale --
+
+
+def _sparse_histogram(ctx: kcheck.CaseContext) -> torch.Tensor:
+    counts = ctx.rand(ctx.dims["M"], ctx.dims["N"], dtype=torch.float32) * 10.0
+    return torch.where(ctx.rand(ctx.dims["M"], ctx.dims["N"], dtype=torch.float32) < 0.3, 0.0, counts).to(ctx.dtype)
+
+
+def _chi_square_reference(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    s = a + b
+    return 0.5 * torch.where(s > 0, (a - b) ** 2 / torch.where(s > 0, s, 1.0), 0.0).sum(-1)
+
+
+def _chi_square_unguarded(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return 0.5 * ((a - b) ** 2 / (a + b)).sum(-1)  # BUG: no guard for a bin empty in both
+
+
+chi_square_unguarded = kcheck.Spec(
+    name="chi_square_unguarded", kernel=_chi_square_unguarded, reference=_chi_square_reference,
+    inputs=[kcheck.Custom(_sparse_histogram, name="a", dims=("M", "N")),
+            kcheck.Custom(_sparse_histogram, name="b", dims=("M", "N"))],
+    dims={"M": kcheck.Dim(nominal=16), "N": kcheck.Dim(nominal=64)}, reduce=["N"], dtypes=["fp32"])

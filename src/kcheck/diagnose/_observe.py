@@ -737,6 +737,14 @@ class Facts:
             self.add("nonfinite-shrinks", f"NaN/Inf on the nominal randn case ({base_nf[0].case.id}); the same data "
                      f"x {max(shrunk):g} is finite: the values leave the range of an exp or a power at ordinary "
                      "magnitudes, where a zero denominator would stay zero")
+        # NaN/Inf on the nominal randn data at every scale tried, up and down: no value out of range (which a
+        # smaller scale takes away, or a larger one brings); a zero, or a sign, that no scale changes
+        up = [k for k, r in ev.magnitudes if k >= 100 and _nonfinite(r)]
+        down = [k for k, r in ev.magnitudes if k <= 1e-3 and _nonfinite(r)]
+        if nf_randn and up and down and all(_nonfinite(r) for _, r in ev.magnitudes):
+            self.add("nonfinite-scale-free", f"NaN/Inf on randn data ({nf_randn[0].case.id}) at every scale tried, "
+                     f"x {min(down):g} to x {max(up):g}: no value leaves a range; a zero (or a sign) that no scale "
+                     "changes does it")
         self._tiny_scale()
         zero = [r for r in failing if r.case.pattern in ("zeros", "constant") and _nonfinite(r)]
         if zero:

@@ -48,8 +48,9 @@ class Profile:
     contradicts: dict[str, float] = field(default_factory=dict)
     advice: Callable[[Evidence], str] = lambda ev: ""
     prior: Callable[[Facts, float], float] | None = None  # adjusts the hallmark's prior from the facts
-    # contradiction kind -> the kind that explains it away: when both are seen, the contradiction does not count
-    unless: dict[str, str] = field(default_factory=dict)
+    # contradiction kind -> the kind (or kinds, any of them) that explains it away: when both are seen, the
+    # contradiction does not count
+    unless: dict[str, str | tuple[str, ...]] = field(default_factory=dict)
 
 
 #: Keys that are also parts of other words ("lse" of "else" and "false"): matched as whole words only.
@@ -244,10 +245,13 @@ PROFILES: list[Profile] = [
             # (NaN on randn itself, gone at a smaller scale: an exp underflowing to 0 / 0 at ordinary distances; its
             # measured precision is not known yet, so it ranks the cause first without making it confident)
             {("nonfinite-large",): 0.9, ("nonfinite-shrinks",): 0.65}, {"scale-decided": 0.05},
-            {"scaled-finite": 0.3, "baseline-only": 0.3, "low-precision-only": 0.3},
+            # (and NaN that no scale takes away is no value out of range)
+            {"scaled-finite": 0.3, "baseline-only": 0.3, "low-precision-only": 0.3, "nonfinite-scale-free": 0.3},
             advice=lambda ev: "subtract the row max before exp (x - max(x)), as the stable softmax / log-sum-exp"),
     Profile("division-by-zero", "NaN/Inf where a sum or spread is zero",
+            # (NaN on the randn data too, at every scale: zeros that its data holds, as a sparse histogram does)
             {("nonfinite-zero", "zero-only"): 0.88, ("nonfinite-zero", "nonfinite-short"): 0.85,
+             ("nonfinite-zero", "nonfinite-scale-free"): 0.85,
              ("nonfinite-edge", "edge-accesses-clean"): 0.86, ("nonfinite-short",): 0.6, ("nonfinite-edge",): 0.55,
              ("nonfinite-zero",): 0.5, ("nonfinite-zero", "nonfinite-randn-rare"): 0.8},
             # NaN read from memory past the tensor (poison) is not a zero denominator
@@ -258,7 +262,7 @@ PROFILES: list[Profile] = [
                          "nonfinite-constant-only": 0.3, "nonfinite-shrinks": 0.3},
             # NaN computed at ragged sizes with every access in bounds: the masked lanes' 0 / 0, which is this
             # cause at the edge of a block and on randn data
-            unless={"edge-pattern": "nonfinite-edge", "nonfinite-randn": "nonfinite-edge"},
+            unless={"edge-pattern": "nonfinite-edge", "nonfinite-randn": ("nonfinite-edge", "nonfinite-scale-free")},
             advice=lambda ev: "guard the denominator (max(denominator, eps), or tl.where(den == 0, ...)) as the "
             "reference does; lanes a mask turns off compute too, on the masked load's `other`: keep their terms "
             "out (tl.where(mask, term, 0))"),
@@ -492,8 +496,11 @@ def _matched(profile: Profile, kinds: set[str] | frozenset[str]) -> tuple[list[H
     """Which of ``profile``'s hallmarks the observation kinds show (the strongest first), which supports and which
     contradictions (a contradiction that its ``unless`` kind explains away left out)."""
     seen = sorted((h for h in profile.hallmarks if all(k in kinds for k in h)), key=lambda h: -profile.hallmarks[h])
-    against = {k for k in kinds if k in profile.contradicts and not (k in profile.unless
-                                                                      and profile.unless[k] in kinds)}
+    def lifted(k: str) -> bool:
+        lifts = profile.unless.get(k, ())
+        return any(x in kinds for x in ((lifts,) if isinstance(lifts, str) else lifts))
+
+    against = {k for k in kinds if k in profile.contradicts and not lifted(k)}
     return seen, {k for k in kinds if k in profile.supports}, against
 
 
