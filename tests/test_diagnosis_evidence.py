@@ -2255,3 +2255,16 @@ def test_nan_on_data_that_holds_zeros_at_every_scale_is_a_zero_denominator(tmp_p
     text = format_diagnosis(diag)
     assert diag.top is not None and diag.top.key == "division-by-zero" and diag.top.score >= 0.7, text
     assert "nonfinite-scale-free" in _kinds(diag.top.supports), text
+
+
+def test_nan_below_one_block_and_finite_errors_past_it_is_a_dropped_tail(tmp_path):
+    """A ratio of sums gathered over whole chunks only (round 30's Macaulay duration, read after its score:
+    division-by-zero 0.86, confident and wrong, from "NaN at ragged sizes, every access in bounds"). Below one chunk
+    nothing is summed, 0 / 0; past it the ragged sizes are finite and wrong: the tail is dropped, which the lanes a
+    mask turns off (NaN at every ragged size) do not explain."""
+    diag = debug(spec_of.weighted_mean_whole_chunks, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "tail-tile-dropped", text
+    assert "nonfinite-below-one-block" in _kinds(diag.top.supports), text
+    zero = next((c for c in diag.causes if c.key == "division-by-zero"), None)
+    assert zero is None or zero.score < 0.7, text

@@ -1911,3 +1911,23 @@ chi_square_unguarded = kcheck.Spec(
     inputs=[kcheck.Custom(_sparse_histogram, name="a", dims=("M", "N")),
             kcheck.Custom(_sparse_histogram, name="b", dims=("M", "N"))],
     dims={"M": kcheck.Dim(nominal=16), "N": kcheck.Dim(nominal=64)}, reduce=["N"], dtypes=["fp32"])
+
+
+# -- A magnitude-weighted row mean, sum(x |x|) / sum(|x|), gathered chunk by chunk (32 columns) with a loop over whole
+# -- chunks only: below one chunk nothing is summed (0 / 0, NaN), past it the ragged tail is dropped (finite, wrong) --
+
+
+def _weighted_mean_reference(x: torch.Tensor) -> torch.Tensor:
+    return (x * x.abs()).sum(1) / x.abs().sum(1)
+
+
+def _weighted_mean_whole_chunks(x: torch.Tensor) -> torch.Tensor:
+    n = x.shape[1] // 32 * 32  # BUG: whole chunks only (a loop to N // 32, not cdiv(N, 32))
+    xs = x[:, :n].float()
+    return ((xs * xs.abs()).sum(1) / xs.abs().sum(1)).to(x.dtype)
+
+
+weighted_mean_whole_chunks = kcheck.Spec(
+    name="weighted_mean_whole_chunks", kernel=_weighted_mean_whole_chunks, reference=_weighted_mean_reference,
+    inputs=[kcheck.Tensor("M", "N", name="x")], dims={"M": kcheck.Dim(nominal=16), "N": kcheck.Dim(nominal=360)},
+    reduce=["N"], dtypes=["fp32"])

@@ -120,6 +120,8 @@ OBSERVATIONS: dict[str, str] = {
     "crash-follows-data": "the crashes are on some data patterns only; randn data of the same sizes runs",
     "nonfinite-shrinks": "NaN/Inf on the nominal randn case, gone when the same data is scaled down",
     "nonfinite-scale-free": "NaN/Inf on randn data at every scale tried, up and down",
+    "nonfinite-below-one-block": "NaN/Inf only at ragged sizes below one block, finite wrong values at ragged sizes "
+                                 "past it",
     "nonfinite-strided": "NaN/Inf only in non-contiguous cases (kcheck pads strided views with NaN)",
     "large-mean-baseline": "the only cases beyond the same-precision baseline have a large mean",
     "nonfinite-short": "NaN/Inf on randn data only where an axis is one or two elements long",

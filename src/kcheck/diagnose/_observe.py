@@ -304,6 +304,21 @@ class Facts:
                     break
         return out
 
+    def _nonfinite_below_one_block(self) -> str:
+        """Along an edge dimension (block B), the size sweep's NaN/Inf only at ragged sizes below B, and finite wrong
+        values at ragged sizes past B: what a loop or grid over whole blocks gives (nothing summed below one block,
+        the tail dropped past it). "" when not so."""
+        for d, b, _ in self.edge:
+            rows = [(v, r) for v, ok, r in self.ev.sizes.get(d, []) if not ok and v % b]
+            nf = [v for v, r in rows if _nonfinite(r)]
+            past = [v for v, r in rows if v > b and not _nonfinite(r) and r.status is Status.FAILED
+                    and all(c.unwritten == 0 for c in r.comparisons)]
+            if nf and max(nf) < b and past:
+                return (f"{d}: NaN/Inf at every ragged size below one block of {b} that fails ({nf[:4]}), finite "
+                        f"wrong values at ragged sizes past it ({past[:4]}), multiples of {b} right: a loop or grid "
+                        "over whole blocks, which sums nothing below one block (0 / 0) and drops the tail past it")
+        return ""
+
     def _block_dims(self) -> list[tuple[str, int, int]]:
         """Dimensions that pass up to a size T and fail with wrong values at every size above it, multiples of
         blocks included: "wrong only with several blocks". (dim, largest passing, smallest failing). A crash is
@@ -614,7 +629,13 @@ class Facts:
         # off still compute, on the mask's `other` value (0 / 0, log 0), and the tail's sum takes them in
         edge_nf = [r for r in self.results if r.case.pattern == "randn" and not r.ok and _nonfinite(r)
                    and all(c.unwritten == 0 for c in r.comparisons) and r.case.axis != "debug"]
-        if self.edge and edge_nf and all(any(r.case.sizes.get(d, 0) % b for d, b, _ in self.edge) for r in edge_nf):
+        # ... unless the NaN/Inf keeps to sizes below one block, and ragged sizes past it are finite and wrong: a
+        # loop over whole blocks sums nothing below one block (0 / 0) and drops the tail past it
+        below = self._nonfinite_below_one_block()
+        if below:
+            self.add("nonfinite-below-one-block", below)
+        elif self.edge and edge_nf and all(any(r.case.sizes.get(d, 0) % b for d, b, _ in self.edge)
+                                           for r in edge_nf):
             d, b, _ = self.edge[0]
             self.add("nonfinite-edge", f"NaN/Inf computed (every element written) on randn data only at sizes that "
                      f"are not multiples of the block ({edge_nf[0].case.id}; {d} passes at multiples of {b}): the "
