@@ -2268,3 +2268,14 @@ def test_nan_below_one_block_and_finite_errors_past_it_is_a_dropped_tail(tmp_pat
     assert "nonfinite-below-one-block" in _kinds(diag.top.supports), text
     zero = next((c for c in diag.causes if c.key == "division-by-zero"), None)
     assert zero is None or zero.score < 0.7, text
+
+
+def test_a_wrong_tuning_constant_far_from_the_values_is_still_a_systematic_error(tmp_path):
+    """Tukey's biweight loss with Huber's constant (round 30's, read after its score: index-transposition 0.4 from
+    "wrong at every size"): every randn case off at nearly every element by a relative L2 error of about 0.84, at
+    every shape and seed. Further than a fraction of the values, nearer than a zeroed output (1) or a permuted one
+    (about 1.4 on random data): a formula or a constant."""
+    diag = debug(spec_of.biweight_huber_constant, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-constant", text
+    assert "systematic-error" in _kinds(diag.top.supports), text
