@@ -845,7 +845,7 @@ class Facts:
         if got is None:
             return
         r, where = got
-        forward = [c for c in r.comparisons if not c.output.startswith("grad of ")]
+        forward = forward_comparisons(r)
         wrong, total = sum(c.mismatches for c in forward), sum(c.numel for c in forward)
         moved = sum(len(w) for w in where)
         if len(forward) != len(where) or not (wrong and wrong <= moved <= _FEW_ILL_CONDITIONED * total):
@@ -1315,6 +1315,11 @@ _SYSTEMATIC_REL_L2 = 0.9
 #: The share of a case's elements that may be ill-conditioned for "rounding-amplified": more, and the operation is
 #: ill-conditioned nearly everywhere on that data, where any error would land among them.
 _FEW_ILL_CONDITIONED = 0.05
+
+
+def forward_comparisons(r: CaseResult) -> list[Comparison]:
+    """The comparisons of ``r``'s forward outputs (not of the gradients a training Spec's backward gives)."""
+    return [c for c in r.comparisons if not c.output.startswith("grad of ")]
 
 
 def elements_wrong(r: CaseResult) -> bool:

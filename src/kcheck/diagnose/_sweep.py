@@ -25,6 +25,7 @@ from ._observe import (
     elements_wrong,
     empty,
     error_of,
+    forward_comparisons,
     ignores_nan,
     most_severe_smallest,
     reads_bumped,
@@ -301,7 +302,7 @@ _MOVE_DRAWS = 4
 
 def forward_wrong(r: CaseResult) -> tuple[int, int]:
     """(elements outside the tolerance, elements compared) over the forward outputs of ``r`` (not the gradients)."""
-    forward = [c for c in r.comparisons if not c.output.startswith("grad of ")]
+    forward = forward_comparisons(r)
     return sum(c.mismatches for c in forward), sum(c.numel for c in forward)
 
 
