@@ -2279,3 +2279,12 @@ def test_a_wrong_tuning_constant_far_from_the_values_is_still_a_systematic_error
     text = format_diagnosis(diag)
     assert diag.top is not None and diag.top.key == "wrong-constant", text
     assert "systematic-error" in _kinds(diag.top.supports), text
+
+
+def test_a_store_one_past_each_row_racing_with_the_next_row_is_a_bound_off_by_one(tmp_path):
+    """A moving range whose mask is one too wide (round 31's, read after its score: missing-atomic 0.45 from the
+    write-write races). Each row's extra lane stores onto the next row's first output, so programs race at every
+    size; the accesses out of bounds are single lanes just past the end: a bound one too far, not a lost update."""
+    diag = debug(spec_of.moving_range_one_too_wide, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "off-by-one-mask", text

@@ -1948,3 +1948,35 @@ biweight_huber_constant = kcheck.Spec(
     reference=lambda r: _biweight(r, 4.685),
     inputs=[kcheck.Tensor("M", "N", name="r")], dims={"M": kcheck.Dim(nominal=64), "N": kcheck.Dim(nominal=200)},
     dtypes=["fp32"])
+
+
+# -- A moving range (|x[t+1] - x[t]| per row) whose mask is one too wide: each row's last lane reads one past the
+# -- row (past the tensor for the last row) and stores onto the next row's first output, which that row's program
+# -- writes too: write-write races between programs at every size, beside single-lane reads one past the end --
+
+
+@triton.jit
+def _moving_range_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N  # BUG: cols < N - 1
+    a = tl.load(x_ptr + row * N + cols + 1, mask=mask, other=0.0)
+    b = tl.load(x_ptr + row * N + cols, mask=mask, other=0.0)
+    tl.store(out_ptr + row * (N - 1) + cols, tl.abs(a - b), mask=mask)
+
+
+def _moving_range(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    M, N = x.shape
+    out = torch.empty(M, max(N - 1, 0), dtype=x.dtype, device=x.device)
+    if M and N > 1:
+        _moving_range_kernel[(M,)](x, out, N, BLOCK=triton.next_power_of_2(N))
+    return out
+
+
+moving_range_one_too_wide = kcheck.Spec(
+    name="moving_range_one_too_wide", kernel=_moving_range,
+    reference=lambda x: (x[:, 1:] - x[:, :-1]).abs(),
+    inputs=[kcheck.Tensor("M", "N", name="x")],
+    dims={"M": kcheck.Dim(nominal=8, max=16), "N": kcheck.Dim(nominal=40, min=2, max=72)},
+    dtypes=["fp32"])
