@@ -396,14 +396,9 @@ class _Checker:
         for s in self.stmts:
             for k in range(s.lo, s.hi):
                 name = toks[k].text
-                if _call_paren(toks, k, s.hi) is None:
-                    continue
-                if name in self.barrier_calls and name not in _BLOCK_BARRIERS:
-                    bad = [c for c in s.conds if self.cond_varies(c) and not (c.kind == "for" and self.strided_loop(c))]
-                    if bad:
-                        found.append(self.barrier_finding(name, k, bad[-1], through=True))
-                    continue
-                if toks[k + 1].text != "(" or (name not in _BLOCK_BARRIERS and name != "__syncwarp"):
+                through = name in self.barrier_calls and name not in _BLOCK_BARRIERS  # a helper that reaches one
+                barrier = through or name in _BLOCK_BARRIERS or name == "__syncwarp"
+                if not barrier or _call_paren(toks, k, s.hi) is None:
                     continue
                 if name == "__syncwarp":
                     c = self.match.get(k + 1, -1)
@@ -414,7 +409,7 @@ class _Checker:
                 else:
                     bad = [c for c in s.conds if self.cond_varies(c) and not (c.kind == "for" and self.strided_loop(c))]
                 if bad:
-                    found.append(self.barrier_finding(name, k, bad[-1]))
+                    found.append(self.barrier_finding(name, k, bad[-1], through=through))
         return found
 
     def barrier_finding(self, name: str, k: int, c: _Cond, through: bool = False) -> Finding:
