@@ -261,6 +261,22 @@ def case_elements(spec: Spec, case: Case) -> int:
 _INVARIANCE_MAX_ELEMENTS = 2**22
 
 
+def _cpu_inputs(spec: Spec, case: Case) -> list[Any] | None:
+    """``case``'s inputs built on the CPU in float64, as the reference gets them; None past
+    ``_INVARIANCE_MAX_ELEMENTS`` input elements (what the reference-only checks run on)."""
+    shapes = [shape_of(dims, case.sizes) for t in spec.inputs if (dims := getattr(t, "dims", None)) is not None]
+    if sum(math.prod(s) for s in shapes) > _INVARIANCE_MAX_ELEMENTS:
+        return None
+    return upcast(make_args(spec, case, "cpu"))
+
+
+def _cpu_reference(spec: Spec, case: Case, args: list[Any]) -> tuple[Any, ...]:
+    """The reference's outputs on ``args``, on the CPU, as a tuple."""
+    with torch.no_grad():
+        out = call_reference(spec.reference, spec, case, args, "cpu")
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
 def transpose_invariant(spec: Spec, case: Case, i: int) -> bool:
     """Whether the reference gives the same result with input ``i`` transposed (its last two dims) at ``case``'s
     inputs, built on the CPU, to within the case precision's table tolerance: a symmetrization, a Gram matrix of a
@@ -269,17 +285,11 @@ def transpose_invariant(spec: Spec, case: Case, i: int) -> bool:
     again, and a pass says only that the kernel's error is near the tolerance. False when it cannot tell (a large
     case, a reference that cannot run so)."""
     try:
-        sizes = case.sizes
-        shapes = [shape_of(dims, sizes) for t in spec.inputs if (dims := getattr(t, "dims", None)) is not None]
-        if sum(math.prod(s) for s in shapes) > _INVARIANCE_MAX_ELEMENTS:
+        args = _cpu_inputs(spec, case)
+        if args is None:
             return False
-        args = upcast(make_args(spec, case, "cpu"))
         swapped = [a.transpose(-1, -2).contiguous() if k == i else a for k, a in enumerate(args)]
-        with torch.no_grad():
-            plain = call_reference(spec.reference, spec, case, args, "cpu")
-            other = call_reference(spec.reference, spec, case, swapped, "cpu")
-        plain = plain if isinstance(plain, (tuple, list)) else (plain,)
-        other = other if isinstance(other, (tuple, list)) else (other,)
+        plain, other = _cpu_reference(spec, case, args), _cpu_reference(spec, case, swapped)
         rtol = PRECISIONS[case.precision].rtol
 
         def near(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -313,12 +323,11 @@ def conditioning(spec: Spec, case: Case) -> list[set[tuple[int, ...]]] | None:
     inputs alone fails them. A formula that cancels (two close values subtracted after each was rounded) errs there;
     a stable one does not. None when it cannot tell (a large case, a reference that cannot run so)."""
     try:
-        shapes = [shape_of(dims, case.sizes) for t in spec.inputs if (dims := getattr(t, "dims", None)) is not None]
-        if sum(math.prod(s) for s in shapes) > _INVARIANCE_MAX_ELEMENTS:
+        args = _cpu_inputs(spec, case)
+        if args is None:
             return None
         prec = PRECISIONS[case.precision]
         step = _MOVE_ULPS * prec.storage_eps
-        args = upcast(make_args(spec, case, "cpu"))
         gen = torch.Generator().manual_seed(0)
 
         def moved(a: Any) -> Any:
@@ -327,17 +336,13 @@ def conditioning(spec: Spec, case: Case) -> list[set[tuple[int, ...]]] | None:
             sign = torch.randint(0, 2, a.shape, generator=gen, device="cpu").to(a.dtype) * 2 - 1
             return a * (1 + step * sign)
 
-        with torch.no_grad():
-            plain = call_reference(spec.reference, spec, case, args, "cpu")
-        plain = plain if isinstance(plain, (tuple, list)) else (plain,)
+        plain = _cpu_reference(spec, case, args)
         n = reduction_length(tuple(spec.reduce), case.sizes)
         where: list[set[tuple[int, ...]]] = [set() for _ in plain]
         # several draws: two inputs moved the same way may leave a difference of theirs as it was (a ratio of
         # them), and each draw catches the elements its signs push apart
         for _ in range(_MOVE_DRAWS):
-            with torch.no_grad():
-                other = call_reference(spec.reference, spec, case, [moved(a) for a in args], "cpu")
-            other = other if isinstance(other, (tuple, list)) else (other,)
+            other = _cpu_reference(spec, case, [moved(a) for a in args])
             if len(plain) != len(other):
                 return None
             for k, (e, a) in enumerate(zip(plain, other, strict=True)):
