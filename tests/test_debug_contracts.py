@@ -81,3 +81,39 @@ def test_a_repro_of_an_integer_output_fails_on_its_own(tmp_path):
     proc = subprocess.run([sys.executable, diag.repro], capture_output=True, text=True, cwd=Path(diag.repro).parent)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "output 0" in proc.stdout, proc.stdout
+
+
+CLAMPED = '''
+import math
+
+import torch
+
+import kcheck
+
+spec = kcheck.Spec(name="clamped_double", kernel=lambda x, limit: x.clamp(max=limit) * 2 + 1,
+                   reference=lambda x, limit: x.clamp(max=limit) * 2, inputs=[kcheck.Tensor("N")],
+                   dims={"N": kcheck.Dim(nominal=64, real=())}, params={"limit": [math.inf]})
+'''
+
+
+def test_a_repro_spells_infinite_numbers(tmp_path):
+    """repr(math.inf) is ``inf``: a mode or a tolerance at infinity must read back in the script, not break it."""
+    import dataclasses
+    import math
+
+    import kcheck
+    from kcheck.diagnose._repro import write_repro
+
+    path = tmp_path / "clamped.py"
+    path.write_text(CLAMPED)
+    spec = load_module(path).spec
+    result = kcheck.check(spec, cases="clamped_double[N=64,fp32,randn,limit=inf,seed=0]").cases[0]
+    assert not result.ok
+    script = write_repro(spec, str(path), result, tmp_path / "out", "cpu")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd="/")
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # the mode read back: the case fails as it did
+    cmp = result.comparisons[0]
+    result.comparisons[0] = dataclasses.replace(cmp, tolerance=dataclasses.replace(cmp.tolerance, atol=math.inf))
+    script = write_repro(spec, str(path), result, tmp_path / "out2", "cpu")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd="/")
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # an infinite atol passes everything; it does not raise

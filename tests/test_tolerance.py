@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from kcheck import PRECISIONS
-from kcheck.compare import rms, tolerance_for
+from kcheck.compare import compare, rms, tolerance_for
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "tolerances.md"
 
@@ -50,3 +50,15 @@ def test_rms_ignores_nonfinite_and_works_in_chunks():
     x = torch.tensor([3.0, 4.0, float("nan"), float("inf")])
     assert rms(x) == pytest.approx(math.sqrt(12.5))
     assert rms(torch.arange(10.0), chunk=3) == pytest.approx(float(torch.arange(10.0).pow(2).mean().sqrt()))
+
+
+def test_rms_of_values_whose_squares_overflow_stays_finite():
+    # squares past 1e154 overflow float64: an infinite rms made atol infinite, and any finite value passed
+    e = torch.tensor([1e200, -1e200, 3.0, float("inf")], dtype=torch.float64)
+    assert rms(e) == pytest.approx(1e200 * math.sqrt(2 / 3))
+    assert rms(e, chunk=1) == pytest.approx(rms(e))
+    tol = tolerance_for("fp64", torch.float64, 1, rms(e))
+    assert math.isfinite(tol.atol)
+    wrong = e.clone()
+    wrong[0] *= 1.1  # 10% off, at the largest element
+    assert not compare("o", wrong, e, tol).passed

@@ -66,36 +66,46 @@ def reduction_length(reduce: tuple[str, ...], sizes: Mapping[str, int]) -> int:
     return max(1, math.prod(sizes[d] for d in reduce))
 
 
-def _squares(values: torch.Tensor, chunk: int = 1 << 24) -> tuple[float, int]:
-    """Sum of squares and count of the finite values of a tensor, in float64 and in chunks, accumulated on the
-    tensor's device (one transfer at the end)."""
+def _squares(values: torch.Tensor, chunk: int = 1 << 24) -> tuple[float, float, int]:
+    """The finite values of a tensor as (scale, sum of (value / scale)**2, count), in float64 and in chunks,
+    accumulated on the tensor's device (one transfer at the end). Scaled by the largest magnitude, as BLAS's nrm2
+    does: squares of values past 1e154 overflow float64, and an infinite rms would make the absolute tolerance
+    infinite, passing any finite value."""
     flat = values.reshape(-1)
+    scale = torch.zeros((), dtype=torch.float64, device=values.device)
     total = torch.zeros((), dtype=torch.float64, device=values.device)
     count = torch.zeros((), dtype=torch.int64, device=values.device)
     zero = torch.zeros((), dtype=torch.float64, device=values.device)
     for start in range(0, flat.numel(), chunk):
         part = flat[start:start + chunk].to(torch.float64)
         finite = torch.isfinite(part)
-        part = torch.where(finite, part, zero)
-        total += (part * part).sum()
+        part = torch.where(finite, part, zero).abs()
+        top = torch.maximum(scale, part.max()) if part.numel() else scale
+        safe = torch.where(top > 0, top, torch.ones_like(top))
+        total = total * (scale / safe) ** 2 + ((part / safe) ** 2).sum()
+        scale = top
         count += torch.count_nonzero(finite)
-    return float(total), int(count)
+    return float(scale), float(total), int(count)
+
+
+def _combined(parts: Sequence[tuple[float, float, int]]) -> float:
+    """The rms of several ``_squares`` results together (0 when they hold no finite value)."""
+    count = sum(c for _, _, c in parts)
+    top = max((s for s, _, _ in parts), default=0.0)
+    if not count or top == 0:
+        return 0.0
+    return top * math.sqrt(sum(t * (s / top) ** 2 for s, t, _ in parts) / count)
 
 
 def rms(values: torch.Tensor, chunk: int = 1 << 24) -> float:
-    """Root mean square of the finite values of a tensor, in float64 and in chunks (0 when there are none)."""
-    total, count = _squares(values, chunk)
-    return math.sqrt(total / count) if count else 0.0
+    """Root mean square of the finite values of a tensor, in float64 and in chunks (0 when there are none); finite
+    whenever the values are."""
+    return _combined([_squares(values, chunk)])
 
 
 def rms_of_inputs(args: Sequence[object]) -> float:
     """Root mean square over every finite element of the floating tensors in ``args`` together (0 when none)."""
-    total, count = 0.0, 0
-    for a in args:
-        if isinstance(a, torch.Tensor) and a.is_floating_point():
-            t, c = _squares(a)
-            total, count = total + t, count + c
-    return math.sqrt(total / count) if count else 0.0
+    return _combined([_squares(a) for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()])
 
 
 def tolerance_for(precision: str, out_dtype: torch.dtype, n: int, scale: float, *,

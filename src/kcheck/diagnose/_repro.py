@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import io
+import math
 import subprocess
 import sys
 import time
@@ -43,6 +44,7 @@ kernel or this script raised)
 import importlib.util
 import os
 import sys
+from math import inf, nan  # how repr spells an infinite or undefined number in the values below
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -211,13 +213,18 @@ def _spelled(what: str, values: dict[str, object]) -> str:
             items.append(f"{key!r}: {value}")
             continue
         try:
-            ok = ast.literal_eval(repr(value)) == value
+            ok = _non_finite(value) or ast.literal_eval(repr(value)) == value
         except (ValueError, SyntaxError):
             ok = False
         if not ok:
             raise ValueError(f"{what} {key}={value!r} is not a Python literal: the script cannot rebuild it")
         items.append(f"{key!r}: {value!r}")
     return "{" + ", ".join(items) + "}"
+
+
+def _non_finite(value: object) -> bool:
+    """A float the script spells ``inf``, ``-inf`` or ``nan``: names it imports from math."""
+    return isinstance(value, float) and (math.isnan(value) or math.isinf(value))
 
 
 def _doc(text: str) -> str:
