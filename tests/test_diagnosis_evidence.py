@@ -2288,3 +2288,38 @@ def test_a_store_one_past_each_row_racing_with_the_next_row_is_a_bound_off_by_on
     diag = debug(spec_of.moving_range_one_too_wide, budget=30, out_dir=tmp_path, repro=False, maps=False)
     text = format_diagnosis(diag)
     assert diag.top is not None and diag.top.key == "off-by-one-mask", text
+
+
+def test_an_outer_products_1d_operands_read_on_swapped_axes_mix_the_raised_slices(tmp_path):
+    """Two 1-D operands of an outer product, swapped inside each square tile (round 30's Beer-Lambert, read after
+    its score: index-transposition 0.4 from "wrong at every size"). Raising one element of the row operand changes
+    the reference's output in that row only (its slice lies along the output's rows, not the input's shape); the
+    kernel's changes in a column of a tile."""
+    diag = debug(spec_of.outer_scale_swapped, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-axis", text
+    assert "mixes-slices" in _kinds(diag.top.supports), text
+
+
+def test_wrong_everywhere_with_every_slice_kept_apart_is_the_arithmetic(tmp_path):
+    """A quick GELU with its coefficient's sign flipped is wrong at every element of every size, by more than the
+    values and by no common factor: no hallmark of a constant fits. Each raised slice of its input changes its
+    outputs in that slice only, as the reference's: it reads each element where the operation does, so no index or
+    axis, which the wrong sizes alone used to suggest (index-transposition 0.4)."""
+    diag = debug(spec_of.quick_gelu_sign, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-constant", text
+    assert {"keeps-slices", "everywhere-wrong"} <= _kinds(diag.top.supports), text
+    for key in ("index-transposition", "wrong-axis"):
+        cause = _cause(diag, key)
+        assert cause is None or "keeps-slices" in _kinds(cause.contradicts), text
+
+
+def test_a_dimension_too_short_to_show_mixing_keeps_no_slice_evidence(tmp_path):
+    """The outer product again, its probe restricted to cases whose second dimension is 1: raising a row slice of
+    the first operand cannot show a mix with a dimension of one element, so no probe says every slice was kept."""
+    spec = dataclasses.replace(spec_of.outer_scale_swapped, name="outer_scale_one_column",
+                               dims={"M": kcheck.Dim(nominal=40, max=96), "N": kcheck.Dim(nominal=1, min=1, max=1)})
+    diag = debug(spec, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "keeps-slices" not in _kinds(diag.observations), text

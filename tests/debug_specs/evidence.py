@@ -1980,3 +1980,48 @@ moving_range_one_too_wide = kcheck.Spec(
     inputs=[kcheck.Tensor("M", "N", name="x")],
     dims={"M": kcheck.Dim(nominal=8, max=16), "N": kcheck.Dim(nominal=40, min=2, max=72)},
     dtypes=["fp32"])
+
+
+# -- An outer product of two 1-D operands in square tiles, the operands swapped inside each tile (a row's factor read
+# -- along the columns): wrong at every size, and no per-channel probe covers two 1-D operands. Raising one element
+# -- of the row operand changes a column of the tile, outside that row: the slice probe sees the axis --
+
+
+@triton.jit
+def _outer_scale_kernel(a_ptr, b_ptr, out_ptr, M, N, BLOCK: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + rows, mask=rows < M, other=0.0)
+    b = tl.load(b_ptr + cols, mask=cols < N, other=0.0)
+    v = a[None, :] / (1.0 + b[:, None] * b[:, None])  # BUG: a[:, None] ... b[None, :]
+    tl.store(out_ptr + rows[:, None] * N + cols[None, :], v, mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+def _outer_scale(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    M, N = a.shape[0], b.shape[0]
+    out = torch.empty(M, N, dtype=a.dtype, device=a.device)
+    if M and N:
+        _outer_scale_kernel[(triton.cdiv(M, 16), triton.cdiv(N, 16))](a.contiguous(), b.contiguous(), out, M, N,
+                                                                        BLOCK=16)
+    return out
+
+
+outer_scale_swapped = kcheck.Spec(
+    name="outer_scale_swapped", kernel=_outer_scale,
+    reference=lambda a, b: a[:, None] / (1.0 + b[None, :] ** 2),
+    inputs=[kcheck.Tensor("M", name="a"), kcheck.Tensor("N", name="b")],
+    dims={"M": kcheck.Dim(nominal=40, max=96), "N": kcheck.Dim(nominal=24, max=96)},
+    dtypes=["fp32"])
+
+
+# -- A quick GELU, x * sigmoid(1.702 x), with the coefficient's sign flipped: wrong at every element of every size by
+# -- more than the values (relative L2 error past 1: no systematic-error), by no common factor, at every value. Each
+# -- output still reads its own input only, as the raised slices show: the arithmetic, not an index --
+
+
+quick_gelu_sign = kcheck.Spec(
+    name="quick_gelu_sign", kernel=lambda x: x * torch.sigmoid(-1.702 * x),
+    reference=lambda x: x * torch.sigmoid(1.702 * x),
+    inputs=[kcheck.Tensor("M", "N", name="x")], dims={"M": kcheck.Dim(nominal=16, max=64),
+                                                      "N": kcheck.Dim(nominal=48, max=96)},
+    dtypes=["fp32"])

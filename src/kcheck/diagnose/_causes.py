@@ -196,6 +196,11 @@ OBSERVATIONS: dict[str, str] = {
     "mixes-slices": "raising one slice of an input (a dimension that is not reduced) changes the kernel's outputs "
                     "outside that slice, where the reference's stay: the kernel combines what the operation keeps "
                     "apart",
+    "dense-errors": "most ordinary (randn, contiguous) cases are wrong at most elements, with finite values, every "
+                    "element written and no access finding",
+    "keeps-slices": "raising one slice of each input along every dimension the operation keeps apart changes the "
+                    "kernel's outputs inside that slice only, as the reference's: it reads each element where the "
+                    "operation does",
     "static-atomic-readback": "the kernel loads the very pointer it adds into atomically, in the same launch: it "
                               "reads a total the other programs are still adding to",
     "ones-hides-mixing": "with the input whose slices the kernel combines all ones, the values are right: equal "

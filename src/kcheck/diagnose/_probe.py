@@ -494,25 +494,35 @@ def slice_raised(args: Sequence[Any], index: int, dim: int, pos: int) -> list[An
     return out
 
 
-def _change_outside(before: Any, after: Any, dim: int, pos: int) -> tuple[torch.Tensor, ...]:
+#: Per output, the axis its slice lies along (None: an output the raised slice does not change at all).
+Axes = tuple[int | None, ...]
+
+
+def _change_outside(before: Any, after: Any, axes: Axes, pos: int) -> tuple[torch.Tensor, ...]:
     """What each output changed by (computed in float64, returned in the output's dtype), with slice ``pos`` along
-    ``dim`` set to 0: only the change outside the raised slice is left."""
+    that output's axis set to 0: only the change outside the raised slice is left (all of it, for an output whose
+    axis is None). Then, per output, one element: 1 where anything inside the slice changed, else 0: a kernel that
+    ignores the raised slice altogether (it reads that operand at positions the case does not reach) changes
+    nothing outside it either, and must not pass for one that keeps the slice apart."""
     pairs = zip(before if isinstance(before, tuple) else (before,), after if isinstance(after, tuple) else (after,),
                 strict=True)
-    outs = []
-    for b, a in pairs:
+    outs, inside = [], []
+    for (b, a), axis in zip(pairs, axes, strict=True):
         d = a.detach().to(torch.float64) - b.detach().to(torch.float64)
-        d.select(dim, pos).zero_()
+        changed = axis is not None and bool((d.select(axis, pos).nan_to_num(1.0) != 0).any())
+        inside.append(torch.full((1,), float(changed), dtype=a.dtype, device=a.device))
+        if axis is not None:
+            d.select(axis, pos).zero_()
         outs.append(d.to(a.dtype))  # in the output's own dtype, which the check holds the kernel to
-    return tuple(outs)
+    return (*outs, *inside)
 
 
-def slice_changed(spec: Spec, index: int, dim: int, pos: int) -> Spec:
-    """The Spec whose kernel and reference each return how their outputs change, outside slice ``pos`` along
-    ``dim``, when input ``index``'s slice there is raised (each called twice, on the inputs and on them raised).
-    The outputs have the input's shape and the reference keeps that slice's change inside it (``slice_probe_ok`` checks
-    both before it asks): the reference gives zeros, and a kernel whose outputs change elsewhere combines values of
-    different indices along ``dim`` that the operation keeps apart."""
+def slice_changed(spec: Spec, index: int, dim: int, pos: int, axes: Axes) -> Spec:
+    """The Spec whose kernel and reference each return how their outputs change, outside slice ``pos`` along each
+    output's axis in ``axes``, when input ``index``'s slice ``pos`` along ``dim`` is raised (each called twice, on
+    the inputs and on them raised). The reference keeps that change inside the slice (``slice_axes`` found the axes
+    so): it gives zeros, and a kernel whose outputs change elsewhere combines values of different indices that the
+    operation keeps apart."""
     kernel, reference = spec.kernel, spec.reference
     n_in = len(spec.inputs)
     # an input the kernel writes in place is given to each call as a copy of its own (same layout): the second call
@@ -529,36 +539,57 @@ def slice_changed(spec: Spec, index: int, dim: int, pos: int) -> Spec:
     def k(*args: Any, **kwargs: Any) -> Any:
         before = clone(kernel(*fresh(args[:n_in]), *args[n_in:], **kwargs))
         after = kernel(*slice_raised(fresh(args[:n_in]), index, dim, pos), *args[n_in:], **kwargs)
-        return _change_outside(before, after, dim, pos)
+        return _change_outside(before, after, axes, pos)
 
     def r(*args: Any, **kwargs: Any) -> Any:
         return _change_outside(reference(*fresh(args), **kwargs),
-                               reference(*slice_raised(fresh(args), index, dim, pos), **kwargs), dim, pos)
+                               reference(*slice_raised(fresh(args), index, dim, pos), **kwargs), axes, pos)
 
     # the probe compares forward values only: its outputs (differences) are no function to differentiate
     return dataclasses.replace(spec, kernel=k, reference=r, baseline=False, grad=False)
 
 
-def slice_probe_ok(spec: Spec, args: Sequence[Any], index: int, dim: int, pos: int, modes: dict[str, Any]) -> bool:
-    """Whether the slice probe can say anything on these inputs (drawn here, on the CPU): every output of the
-    reference has input ``index``'s shape, and raising its slice ``pos`` along ``dim`` changes the reference's outputs
-    inside that slice and nowhere else."""
+def slice_axes(spec: Spec, args: Sequence[Any], index: int, dim: int, pos: int, modes: dict[str, Any]) -> Axes | None:
+    """Whether the slice probe can say anything on these inputs (drawn here, on the CPU), and where to look: raising
+    input ``index``'s slice ``pos`` along ``dim`` changes the reference's outputs inside one slice ``pos`` of each
+    output and nowhere else. Returns, per output, the axis of that slice (one of the input's size along ``dim``; the
+    input's own axis first where the shapes agree: an outer product's 1-D operand is the row or the column of its
+    output), None for an output it leaves unchanged; None when no output changes, or one changes outside every
+    such slice (the operation combines that dimension: nothing to probe)."""
     x = args[index]
     if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 1 and x.shape[dim] > pos):
-        return False
+        return None
     xs = [a.detach().to(torch.float64) if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
     try:
         before = spec.reference(*xs, **modes)
         after = spec.reference(*slice_raised(xs, index, dim, pos), **modes)
     except Exception:  # a reference that cannot run here: no probe
-        return False
+        return None
     b_t = before if isinstance(before, tuple) else (before,)
     a_t = after if isinstance(after, tuple) else (after,)
-    if not b_t or any(not isinstance(o, torch.Tensor) or o.shape != x.shape for o in (*b_t, *a_t)):
-        return False
-    outside = _change_outside(before, after, dim, pos)
-    inside = any(bool((a.select(dim, pos) != b.select(dim, pos)).any()) for a, b in zip(a_t, b_t, strict=True))
-    return inside and all(bool((d.nan_to_num(1.0) == 0).all()) for d in outside)
+    if not b_t or any(not isinstance(o, torch.Tensor) or not o.is_floating_point() for o in (*b_t, *a_t)) \
+            or any(a.shape != b.shape for a, b in zip(a_t, b_t, strict=True)):
+        return None
+    axes: list[int | None] = []
+    for b, a in zip(b_t, a_t, strict=True):
+        d = (a - b).nan_to_num(1.0)
+        if not bool((d != 0).any()):
+            axes.append(None)
+            continue
+        order = ([dim] if dim < d.dim() and a.shape == x.shape else []) + list(range(d.dim()))
+        found = None
+        for axis in order:
+            if d.shape[axis] != x.shape[dim]:
+                continue
+            outside = d.clone()
+            outside.select(axis, pos).zero_()
+            if not bool((outside != 0).any()):
+                found = axis
+                break
+        if found is None:
+            return None
+        axes.append(found)
+    return tuple(axes) if any(a is not None for a in axes) else None
 
 
 #: A probe's change of the Spec, described so that a worker process can rebuild it from the Spec's module:
@@ -566,7 +597,7 @@ def slice_probe_ok(spec: Spec, args: Sequence[Any], index: int, dim: int, pos: i
 #: ("symmetric", input index), ("averaged", input index), ("zeroed", None),
 #: ("stage", name), ("swapped", (i, j)), ("ignored", (input index, "boundary" | "far")),
 #: ("padded", (input index, "zero" | "first" | "rest")), ("end", (input index, dim, position)),
-#: ("slice", (input index, dim, position)).
+#: ("slice", (input index, dim, position, the outputs' axes)).
 Variant = tuple[str, Any]
 
 
@@ -591,7 +622,8 @@ def apply_variant(spec: Spec, variant: Variant) -> Spec:
     if kind == "end":
         return end_bumped(spec, int(arg[0]), int(arg[1]), int(arg[2]))
     if kind == "slice":
-        return slice_changed(spec, int(arg[0]), int(arg[1]), int(arg[2]))
+        return slice_changed(spec, int(arg[0]), int(arg[1]), int(arg[2]),
+                             tuple(None if a is None else int(a) for a in arg[3]))
     if kind == "padded":
         return padded(spec, int(arg[0]), str(arg[1]))
     if kind == "stage":

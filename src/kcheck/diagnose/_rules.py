@@ -322,8 +322,13 @@ PROFILES: list[Profile] = [
             # are programs racing (and the operand at ones "rescuing" one run is as likely their luck)
             # NaN from all-zero inputs that the operand at ones removes: the ones took a zero denominator away, they
             # did not put a misplaced operand right (a wrong axis on zeros computes zeros)
+            # and an operand read on the wrong axis changes outputs outside a raised slice: every slice kept apart
+            # says the operands are read where they should be; and an operation that only moves values (arange's
+            # outputs are its inputs' values) has no reduction or broadcast to take along an axis: a value it puts
+            # at another position is an index
             {"transposed-reference": 0.3, "vector-ones-fails": 0.3, "ones-rescues": 0.3, "vector-edge": 0.3,
-             "nondeterministic": 0.3, "nonfinite-on-zeros": 0.3, "oob-data-dependent": 0.3, **_TIMING},
+             "nondeterministic": 0.3, "nonfinite-on-zeros": 0.3, "oob-data-dependent": 0.3, "keeps-slices": 0.3,
+             "arange-misplaced": 0.3, **_TIMING},
             advice=_axis_advice),
     Profile("index-transposition", "passes on square shapes only, or matches a transposed reference",
             {("transposed-reference",): 0.9, ("arange-transposed",): 0.9, ("square-only",): 0.65,
@@ -337,8 +342,11 @@ PROFILES: list[Profile] = [
             # movement move it twice
             # and a swapped stride sends lanes far past an end, many at once: accesses each a single lane just past
             # the end are a bound one too far (every stored row with them was an off-by-one)
+            # nor does it leave every slice of every dimension kept apart: swapped indices move a raised slice's
+            # change to other rows or columns
             {"vector-ones-rescues": 0.3, "systematic-error": 0.3, "layout-only": 0.3, "value-band": 0.3,
-             "oob-data-dependent": 0.3, "movement-written-twice": 0.3, "oob-single-lane": 0.3, **_TIMING},
+             "oob-data-dependent": 0.3, "movement-written-twice": 0.3, "oob-single-lane": 0.3, "keeps-slices": 0.3,
+             **_TIMING},
             # (outputs off by a fraction everywhere are what a transposed matrix near the identity gives, where the
             # reference of the transposed input, run on the same data, matches the kernel)
             unless={"systematic-error": "transposed-reference"},
@@ -384,8 +392,12 @@ PROFILES: list[Profile] = [
     Profile("wrong-constant", "off at nearly every element of ordinary data by a fraction of the values, at every "
             "shape (square ones too), with no NaN, unwritten element or access out of bounds; or off exactly where "
             "an input's values lie in one band",
-            {("systematic-error",): 0.6, ("tiny-scale-fails",): 0.75, ("value-band",): 0.75, ("scaled-output",): 0.8},
-            {"ones-rescues": 0.05, "everywhere-wrong": 0.05},
+            # (wrong at every size and at most elements, with each element read where the operation reads it: the
+            # arithmetic; below the hallmarks that say which arithmetic, and no more than a guess beside any
+            # contradiction)
+            {("systematic-error",): 0.6, ("tiny-scale-fails",): 0.75, ("value-band",): 0.75, ("scaled-output",): 0.8,
+             ("everywhere-wrong", "keeps-slices", "dense-errors"): 0.55},
+            {"ones-rescues": 0.05, "everywhere-wrong": 0.05, "keeps-slices": 0.05},
             {"square-only": 0.3, "edge-pattern": 0.3, "past-one-block": 0.3, "oob": 0.3, "layout-only": 0.3,
              "low-precision-only": 0.3, "large-mean-only": 0.3, "transposed-reference": 0.3,
              "arange-transposed": 0.3, "arange-misplaced": 0.3, "vector-ones-rescues": 0.3, "zeroed-rescues": 0.3,
