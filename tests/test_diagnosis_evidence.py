@@ -2323,3 +2323,28 @@ def test_a_dimension_too_short_to_show_mixing_keeps_no_slice_evidence(tmp_path):
     diag = debug(spec, budget=30, out_dir=tmp_path, repro=False, maps=False)
     text = format_diagnosis(diag)
     assert "keeps-slices" not in _kinds(diag.observations), text
+
+
+def test_one_plane_of_fixed_size_never_written_at_every_shape_is_a_missing_store(tmp_path):
+    """A tone curve over three colour planes whose third plane's store is deleted (round 32's filmic tone map, read
+    after its score: index-transposition 0.75, confident and wrong, from "never-written elements inside the
+    output"). The same plane of three is unwritten at every shape and the rest is right: one store missing."""
+    diag = debug(spec_of.planes_third_unwritten, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "no-op", text
+    assert "unwritten-slice" in _kinds(diag.top.supports), text
+    index = _cause(diag, "index-transposition")
+    assert index is None or index.score < 0.5, text
+
+
+def test_an_index_wrong_along_the_reduced_dimension_keeps_no_slice_evidence(tmp_path):
+    """A Toeplitz product computing T^T x (round 32's, read after its score: wrong-axis 0.45 with "every slice kept
+    apart" against index-transposition). The batch's slices stay apart, yet the index is wrong along the reduced
+    dimension, which no raised slice shows: a reduced dimension counts as not probed, so nothing says the kernel
+    reads each element where the operation does. (It ranks wrong-axis still, from its two 1-D operands at ones
+    righting it: a matrix of ones is its own transpose.)"""
+    diag = debug(spec_of.toeplitz_transposed, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "keeps-slices" not in _kinds(diag.observations), text
+    index = _cause(diag, "index-transposition")
+    assert index is None or "keeps-slices" not in _kinds(index.contradicts), text

@@ -2025,3 +2025,44 @@ quick_gelu_sign = kcheck.Spec(
     inputs=[kcheck.Tensor("M", "N", name="x")], dims={"M": kcheck.Dim(nominal=16, max=64),
                                                       "N": kcheck.Dim(nominal=48, max=96)},
     dtypes=["fp32"])
+
+
+# -- Three colour planes of a tone curve, the third plane's store missing: the same one plane of three is never
+# -- written at every shape, the other two right. A missing store, not a bound (no block lies along a dimension of
+# -- fixed size) nor an index (its holes would move with the sizes) --
+
+
+def _planes_reference(img: torch.Tensor) -> torch.Tensor:
+    return img / (1.0 + img.abs())
+
+
+def _planes_third_unwritten(img: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(img)
+    out[0] = img[0] / (1.0 + img[0].abs())
+    out[1] = img[1] / (1.0 + img[1].abs())  # BUG: the third plane's store is missing
+    return out
+
+
+planes_third_unwritten = kcheck.Spec(
+    name="planes_third_unwritten", kernel=_planes_third_unwritten, reference=_planes_reference,
+    inputs=[kcheck.Tensor(3, "H", "W", name="img")],
+    dims={"H": kcheck.Dim(nominal=24, max=96), "W": kcheck.Dim(nominal=40, max=96)}, dtypes=["fp32"])
+
+
+# -- A Toeplitz matrix-vector product with the diagonal offset negated (T^T x): the index is wrong along the reduced
+# -- dimension only, which no raised slice of a kept-apart dimension shows; the batch's slices stay apart --
+
+
+def _toeplitz(c: torch.Tensor, r: torch.Tensor, n: int, transposed: bool) -> torch.Tensor:
+    idx = torch.arange(n, device=c.device)
+    d = idx[:, None] - idx[None, :]
+    if transposed:
+        d = -d
+    return torch.where(d >= 0, c[d.clamp(min=0)], r[(-d).clamp(min=0)])
+
+
+toeplitz_transposed = kcheck.Spec(
+    name="toeplitz_transposed", kernel=lambda c, r, x: x @ _toeplitz(c, r, x.shape[-1], True).T,
+    reference=lambda c, r, x: x @ _toeplitz(c, r, x.shape[-1], False).T,
+    inputs=[kcheck.Tensor("N", name="c"), kcheck.Tensor("N", name="r"), kcheck.Tensor("B", "N", name="x")],
+    dims={"B": kcheck.Dim(nominal=3, max=6), "N": kcheck.Dim(nominal=40, max=96)}, reduce=["N"], dtypes=["fp32"])

@@ -196,6 +196,8 @@ OBSERVATIONS: dict[str, str] = {
     "mixes-slices": "raising one slice of an input (a dimension that is not reduced) changes the kernel's outputs "
                     "outside that slice, where the reference's stay: the kernel combines what the operation keeps "
                     "apart",
+    "unwritten-slice": "the never-written elements fill the same slices of an output dimension whose size stays the "
+                       "same at every shape, and nothing else is wrong: one slice's store is missing",
     "dense-errors": "most ordinary (randn, contiguous) cases are wrong at most elements, with finite values, every "
                     "element written and no access finding",
     "keeps-slices": "raising one slice of each input along every dimension the operation keeps apart changes the "

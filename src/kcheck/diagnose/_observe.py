@@ -658,6 +658,24 @@ class Facts:
             if tails:
                 self.add("unwritten-tail", f"{tails[0].output}: the unwritten elements are the "
                          f"{tails[0].location.text}")
+        # every wrong element unwritten, and they fill the same slices of a dimension whose size stays the same at
+        # every shape (one colour plane of three): a store missing for that slice, not a bound or an index, which
+        # move with the sizes
+        filled = [(r, c) for r in failing if r.case.axis != "large" for c in r.comparisons
+                  if not c.passed and c.unwritten] if unwritten else []
+        sliced = [(r, c) for r, c in filled if c.unwritten == c.mismatches < c.numel and c.confined is not None
+                  and c.confined.density >= 0.999]
+        kinds = {(c.output, c.confined.dim, c.confined.size, c.confined.wrong) for _, c in sliced
+                 if c.confined is not None}
+        if len(sliced) >= 3 and len(sliced) >= 0.8 * len(filled) and len(kinds) == 1 \
+                and len({tuple(c.shape) for _, c in sliced}) >= 3:
+            output, dim, size, k = next(iter(kinds))
+            shapes = len({tuple(c.shape) for _, c in sliced})
+            r, c = sliced[0]
+            self.add("unwritten-slice", f"{output}: in {len(sliced)} failing cases of {shapes} shapes the "
+                     f"never-written elements fill the same {k} of the {size} slices of its dimension {dim}, and only "
+                     f"those (e.g. {r.case.id}: {c.unwritten} of {c.numel} elements): the store of that slice is "
+                     "missing, not a bound or an index, which would move with the sizes")
         # every wrong element unwritten, and they are not a tail: whole tiles inside the output that no program
         # covered (programs mapped to the wrong tiles, some twice), not a grid that stops short of the end
         inside = [(r, c) for r in self.results if not r.ok for c in r.comparisons

@@ -165,14 +165,18 @@ _AXIS = {"square-only": 0.3, "race-beyond-edge": 0.3, "past-one-block": 0.3, "no
 
 PROFILES: list[Profile] = [
     Profile("no-op", "the output is exactly an input or zeros, or never written",
-            {("noop",): 0.97, ("never-written",): 0.97},
+            {("noop",): 0.97, ("never-written",): 0.97, ("unwritten-slice",): 0.8},
             # a kernel that writes part of its output at other sizes runs: its grid or loop bounds drop the rest
             # and one that passes at every multiple of a block, or up to one block, computes there
             # and so does one that passes at every size below 2**31 elements: a bound that wraps past int32 (a mask
             # "offs < M * N" whose product turns negative) leaves the whole output unwritten there alone
             contradicts={"partly-written": 0.3, "unwritten-tail": 0.3, "edge-pattern": 0.3, "past-one-block": 0.3,
                          "large-only": 0.3, **_TIMING},
-            advice=lambda ev: "check that the launcher launches the kernel and returns the buffer the kernel writes"),
+            # (one slice of a dimension of fixed size left unwritten at every shape, the rest right: the store of that
+            # slice deleted, which is written "partly", and may be the dimension's last slice)
+            unless={"partly-written": "unwritten-slice", "unwritten-tail": "unwritten-slice"},
+            advice=lambda ev: "check that the launcher launches the kernel and returns the buffer the kernel writes, "
+            "and that each plane or channel of the output has its store (a never-written slice)"),
     Profile("int32-overflow", "only the past-2**31 case fails (or, with nothing failing, the static int32 finding)",
             {("large-only",): 0.93, ("static-int32", "nothing-failed"): 0.55},
             {"static-int32": 0.0, "never-written": 0.03, "length-passes": 0.02},
@@ -189,7 +193,7 @@ PROFILES: list[Profile] = [
              "oob-data-dependent": 0.3, "threshold-follows-data": 0.3,
              "layout-only": 0.3, "systematic-error": 0.3, "oob-vector": 0.3, "reads-one-past": 0.15,
              "unwritten-interior": 0.3, "ignores-last": 0.3, "ignores-tail": 0.3, "oob-at-origin": 0.3,
-             "wrong-in-bounds": 0.3, "crash-follows-data": 0.3},
+             "wrong-in-bounds": 0.3, "crash-follows-data": 0.3, "unwritten-slice": 0.3},
             advice=lambda ev: "add the bounds mask (offs < n) to the load/store at the line the checks name; run "
             "compute-sanitizer memcheck (or kcheck in the interpreter) on the failing size for the line"),
     Profile("off-by-one-mask", "each out-of-bounds access is a single lane, one element past the end (or only the "
@@ -219,8 +223,9 @@ PROFILES: list[Profile] = [
             # out), and an input at ones cannot put back the elements it never wrote
             # nor a misaligned address: a vector path (float4) taken on a length its width does not divide both
             # drops the remainder and reads rows that start off their alignment; the alignment is the cause
+            # nor the same slice of a dimension of fixed size at every shape: no block lies along such a dimension
             {"oob": 0.3, "square-only": 0.3, "race-beyond-edge": 0.3, "past-one-block": 0.3,
-             "unwritten-interior": 0.3, "nonfinite-edge": 0.3, "threshold-follows-data": 0.3,
+             "unwritten-interior": 0.3, "nonfinite-edge": 0.3, "threshold-follows-data": 0.3, "unwritten-slice": 0.3,
              "nonfinite-randn": 0.3, "nonfinite-zero": 0.3, "ones-rescues": 0.3, "misaligned": 0.3, **_TIMING},
             advice=lambda ev: "check the grid (triton.cdiv, not //) and the loop bounds over tiles"),
     Profile("missing-atomic", "right up to one block and wrong past it, or races between programs",
@@ -346,7 +351,7 @@ PROFILES: list[Profile] = [
             # change to other rows or columns
             {"vector-ones-rescues": 0.3, "systematic-error": 0.3, "layout-only": 0.3, "value-band": 0.3,
              "oob-data-dependent": 0.3, "movement-written-twice": 0.3, "oob-single-lane": 0.3, "keeps-slices": 0.3,
-             **_TIMING},
+             "unwritten-slice": 0.3, **_TIMING},
             # (outputs off by a fraction everywhere are what a transposed matrix near the identity gives, where the
             # reference of the transposed input, run on the same data, matches the kernel)
             unless={"systematic-error": "transposed-reference"},
@@ -397,7 +402,9 @@ PROFILES: list[Profile] = [
             # contradiction)
             {("systematic-error",): 0.6, ("tiny-scale-fails",): 0.75, ("value-band",): 0.75, ("scaled-output",): 0.8,
              ("everywhere-wrong", "keeps-slices", "dense-errors"): 0.55},
-            {"ones-rescues": 0.05, "everywhere-wrong": 0.05, "keeps-slices": 0.05},
+            # (every slice kept apart is part of that hallmark only: beside another one it says nothing of which
+            # arithmetic, and a formula that loses digits keeps its slices apart too)
+            {"ones-rescues": 0.05, "everywhere-wrong": 0.05},
             {"square-only": 0.3, "edge-pattern": 0.3, "past-one-block": 0.3, "oob": 0.3, "layout-only": 0.3,
              "low-precision-only": 0.3, "large-mean-only": 0.3, "transposed-reference": 0.3,
              "arange-transposed": 0.3, "arange-misplaced": 0.3, "vector-ones-rescues": 0.3, "zeroed-rescues": 0.3,

@@ -653,11 +653,11 @@ def probe_slices(p: Prober, ev: Evidence) -> None:
     shapes agree, the row or the column of an outer product's 1-D operand); the probe compares how each one's
     outputs change outside it. A reduction along the wrong axis (a sum over channels for one over the length), or
     an index that reads another slice, changes them there. ``ev.slices_unprobed`` names the dimensions no probe
-    covered (the operation combines them, too short, over ``SLICE_PROBES``, or not run): with none, a kernel that
-    kept every slice apart reads each element where the operation does. Only on kernels that return their outputs
-    (allocated, or an input written in place, which each of the probe's two calls gets a copy of), not on those
-    that write outputs the Spec passes them, and only on a failing case with finite values: the smallest such case
-    with a dimension to slice."""
+    covered (reduced, the operation combines them, too short, over ``SLICE_PROBES``, or not run): with none, a
+    kernel that kept every slice apart reads each element where the operation does. Only on kernels that return
+    their outputs (allocated, or an input written in place, which each of the probe's two calls gets a copy of), not
+    on those that write outputs the Spec passes them, and only on a failing case with finite values: the smallest
+    such case with a dimension to slice."""
     spec = ev.spec
     if spec.outputs is not None:
         return
@@ -690,6 +690,10 @@ def probe_slices(p: Prober, ev: Evidence) -> None:
         for i in _sliced_inputs(spec):
             if not (isinstance(args[i], torch.Tensor) and args[i].is_floating_point()):
                 continue
+            # a reduced dimension is combined by the operation itself: an index read wrong along it (a Toeplitz
+            # matrix's diagonal offset negated) moves no raised slice's change, so none is probed there
+            unprobed += [f"{_name(spec, i)}[{d}]" for d in _dims(spec, i) if d in set(spec.reduce)
+                         and case.sizes.get(str(d), 0) > 1]
             for k, d, size in _kept_apart(spec, case, i):
                 pos = _middle(size)
                 axes = slice_axes(spec, args, i, k, pos, modes) if size >= 3 else None
