@@ -574,11 +574,11 @@ def test_no_ignored_elements_probe_is_spent_on_a_dense_operation(tmp_path):
 
 def test_a_scale_and_a_shift_on_the_wrong_axis_are_shown_by_both_at_ones(tmp_path):
     """Two per-channel operands read with the column index: wrong on square shapes too, and neither at ones alone
-    rights the values; both at ones together do."""
+    rights the values; both at ones together do (and a raised slice of either shows the axis)."""
     diag = debug(spec_of.affine_wrong_axis, budget=30, out_dir=tmp_path, repro=False, maps=False)
     text = format_diagnosis(diag)
     assert diag.top is not None and diag.top.key == "wrong-axis", text
-    assert diag.top.hallmark_seen and "vector-ones-rescues" in _kinds(diag.top.supports), text
+    assert diag.top.hallmark_seen and "vectors-ones-rescue" in _kinds(diag.top.supports), text
 
 
 def test_nan_only_on_rows_of_one_or_two_elements_is_a_zero_denominator_not_an_edge(tmp_path):
@@ -2341,10 +2341,14 @@ def test_an_index_wrong_along_the_reduced_dimension_keeps_no_slice_evidence(tmp_
     """A Toeplitz product computing T^T x (round 32's, read after its score: wrong-axis 0.45 with "every slice kept
     apart" against index-transposition). The batch's slices stay apart, yet the index is wrong along the reduced
     dimension, which no raised slice shows: a reduced dimension counts as not probed, so nothing says the kernel
-    reads each element where the operation does. (It ranks wrong-axis still, from its two 1-D operands at ones
-    righting it: a matrix of ones is its own transpose.)"""
+    reads each element where the operation does. Its two 1-D operands at ones together right it, which a matrix of
+    ones, its own transpose, does for an index as well as for an axis."""
     diag = debug(spec_of.toeplitz_transposed, budget=30, out_dir=tmp_path, repro=False, maps=False)
     text = format_diagnosis(diag)
     assert "keeps-slices" not in _kinds(diag.observations), text
     index = _cause(diag, "index-transposition")
     assert index is None or "keeps-slices" not in _kinds(index.contradicts), text
+    # c and r at ones together right it (not one at a time): constant operands hide an index as well as an axis, so
+    # no cause is confident from that alone (wrong-axis 0.93 before)
+    assert "vectors-ones-rescue" in _kinds(diag.observations), text
+    assert diag.top is not None and diag.top.score < 0.7, text

@@ -93,6 +93,8 @@ OBSERVATIONS: dict[str, str] = {
     "square-only": "passes on every square shape, fails on the non-square ones",
     "vector-operand": "an input is 1-D or broadcast along a dimension of another (a per-channel operand)",
     "vector-ones-rescues": "with the per-channel operand all ones, the values are right",
+    "vectors-ones-rescue": "with every per-channel operand all ones at once (and not one at a time), the values are "
+                           "right: constant operands hide a wrong axis and a wrong index into them alike",
     "ones-rescues": "with an input all ones, the values are right",
     "transposed-reference": "the output matches the reference of an input transposed",
     "symmetric-rescues": "with a square input made symmetric, (X + X^T) / 2, the values are right",

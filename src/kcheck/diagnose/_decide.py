@@ -466,7 +466,9 @@ def _ones(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decis
         if r is not None and (r.ok or values_right(r)):
             rescued.append(" and ".join(name(i) for i in vectors))
     if rescued:
-        run.observe("vector-ones-rescues", f"deciding experiment: on {target.case.id} the values are right when "
+        together = len(rescued) == 1 and " and " in rescued[0]  # only every operand at ones at once
+        run.observe("vectors-ones-rescue" if together else "vector-ones-rescues",
+                    f"deciding experiment: on {target.case.id} the values are right when "
                     f"{rescued[0]} is all ones: the per-channel operand is read at the wrong place")
         return run.close("a wrong axis: the per-channel operand at ones gives right values")
     run.observe("vector-ones-fails", f"deciding experiment: on {target.case.id} the values stay wrong with the "

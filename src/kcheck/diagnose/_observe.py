@@ -1134,10 +1134,14 @@ class Facts:
                     self.add(kind, f"the failure vanishes when {_name(ev, i)} is all ones: that input is read at "
                              "the wrong place")
             vo = ev.vectors_ones
-            if vo is not None and (vo.ok or values_right(vo)):
+            if vo is not None and (vo.ok or values_right(vo)) and not self.has("vector-ones-rescues"):
+                # (every 1-D operand constant at once hides any of them read at the wrong place: the axis one is
+                # read along, or an index into it, as a Toeplitz matrix's column and row, all ones, are its own
+                # transpose)
                 names = ", ".join(_name(ev, i) for i in vectors)
-                self.add("vector-ones-rescues", f"the failure vanishes when {names} are all ones together (one "
-                         "at a time does not do it): the per-channel operands are read at the wrong place")
+                self.add("vectors-ones-rescue", f"the failure vanishes when {names} are all ones together (one "
+                         "at a time does not do it): the per-channel operands are read at the wrong place, along "
+                         "the wrong axis or at a wrong index")
         for i in symmetric_rescues(ev):
             self.add("symmetric-rescues", f"the failure vanishes when {_name(ev, i)} is made symmetric "
                      "((X + X^T) / 2, kernel and reference alike): the kernel takes its rows for its "

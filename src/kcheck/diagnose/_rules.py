@@ -317,7 +317,9 @@ PROFILES: list[Profile] = [
             "dims to differ (or vanish when that operand is all ones); or outputs that change with a slice of an "
             "input the operation keeps apart from them; or a square input's failure that vanishes when it is made "
             "symmetric (the reference of its transpose not matching: not the whole input read transposed)",
+            # (every operand at ones at once: 0.62, a wrong index into them is hidden as well)
             {("vector-ones-rescues",): 0.88, ("square-only", "vector-operand"): 0.8, ("oob-vector",): 0.7,
+             ("vectors-ones-rescue",): 0.62,
              ("mixes-slices",): 0.72, ("symmetric-rescues",): 0.75},
             {"vector-ones-rescues": 0.05, "oob-vector": 0.05, "mixes-slices": 0.03, "ones-hides-mixing": 0.03},
             # another input at ones righting the values too: constant data hides any element read in the wrong
@@ -408,6 +410,7 @@ PROFILES: list[Profile] = [
             {"square-only": 0.3, "edge-pattern": 0.3, "past-one-block": 0.3, "oob": 0.3, "layout-only": 0.3,
              "low-precision-only": 0.3, "large-mean-only": 0.3, "transposed-reference": 0.3,
              "arange-transposed": 0.3, "arange-misplaced": 0.3, "vector-ones-rescues": 0.3, "zeroed-rescues": 0.3,
+             "vectors-ones-rescue": 0.3,
              "race-between-programs": 0.3, "nondeterministic": 0.3, "reads-one-past": 0.3, "reads-ignored": 0.3,
              "ignores-last": 0.3, "ignores-tail": 0.3, "mixes-slices": 0.3, "oob-vector": 0.3,
              # a wrong coefficient stays wrong on symmetric data: rows and columns confused do not
