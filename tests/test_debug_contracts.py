@@ -4,15 +4,19 @@ found in the debugger (see docs/debugging.md); these tests keep them fixed."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import math
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import kcheck
 from kcheck._discover import load_module
 from kcheck.diagnose import debug, format_diagnosis
 from kcheck.diagnose._import_lint import lint_spec
+from kcheck.diagnose._repro import write_repro
 from kcheck.lint import lint_path
 
 contracts = importlib.import_module("debug_specs.contracts")
@@ -98,12 +102,6 @@ spec = kcheck.Spec(name="clamped_double", kernel=lambda x, limit: x.clamp(max=li
 
 def test_a_repro_spells_infinite_numbers(tmp_path):
     """repr(math.inf) is ``inf``: a mode or a tolerance at infinity must read back in the script, not break it."""
-    import dataclasses
-    import math
-
-    import kcheck
-    from kcheck.diagnose._repro import write_repro
-
     path = tmp_path / "clamped.py"
     path.write_text(CLAMPED)
     spec = load_module(path).spec

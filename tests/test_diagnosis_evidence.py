@@ -2316,12 +2316,16 @@ def test_wrong_everywhere_with_every_slice_kept_apart_is_the_arithmetic(tmp_path
 
 
 def test_a_dimension_too_short_to_show_mixing_keeps_no_slice_evidence(tmp_path):
-    """The outer product again, its probe restricted to cases whose second dimension is 1: raising a row slice of
-    the first operand cannot show a mix with a dimension of one element, so no probe says every slice was kept."""
-    spec = dataclasses.replace(spec_of.outer_scale_swapped, name="outer_scale_one_column",
-                               dims={"M": kcheck.Dim(nominal=40, max=96), "N": kcheck.Dim(nominal=1, min=1, max=1)})
+    """A scale wrong at every element of an M x 1 input: raising a row changes that row only, yet a dimension of one
+    element cannot show what a kernel mixes across it, so it counts as not probed and nothing claims that every
+    slice stayed apart (round 30's Beer-Lambert once had its probe on an N = 1 case and was called a constant)."""
+    spec = kcheck.Spec(name="column_scaled", kernel=lambda x: 3.0 * x, reference=lambda x: 2.0 * x,
+                       inputs=[kcheck.Tensor("M", "N", name="x")],
+                       dims={"M": kcheck.Dim(nominal=40, max=96), "N": kcheck.Dim(nominal=1, min=1, max=1)},
+                       dtypes=["fp32"])
     diag = debug(spec, budget=30, out_dir=tmp_path, repro=False, maps=False)
     text = format_diagnosis(diag)
+    assert any(e.axis == "slice" and e.passed for e in diag.experiments), text  # the row probe ran, and passed
     assert "keeps-slices" not in _kinds(diag.observations), text
 
 

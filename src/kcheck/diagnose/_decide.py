@@ -461,12 +461,13 @@ def _ones(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decis
         r = run.run(target.case, f"{name(i)} = ones", ("ones", i))
         if r is not None and (r.ok or values_right(r)):
             rescued.append(name(i))
+    together = False  # only every operand at ones at once rights the values
     if not rescued and len(vectors) > 1:  # a scale and a shift read along one wrong axis: both at ones at once
         r = run.run(target.case, f"{', '.join(name(i) for i in vectors)} = ones", ("ones", tuple(vectors)))
         if r is not None and (r.ok or values_right(r)):
             rescued.append(" and ".join(name(i) for i in vectors))
+            together = True
     if rescued:
-        together = len(rescued) == 1 and " and " in rescued[0]  # only every operand at ones at once
         run.observe("vectors-ones-rescue" if together else "vector-ones-rescues",
                     f"deciding experiment: on {target.case.id} the values are right when "
                     f"{rescued[0]} is all ones: the per-channel operand is read at the wrong place")

@@ -576,7 +576,7 @@ def slice_axes(spec: Spec, args: Sequence[Any], index: int, dim: int, pos: int, 
         if not bool((d != 0).any()):
             axes.append(None)
             continue
-        order = ([dim] if dim < d.dim() and a.shape == x.shape else []) + list(range(d.dim()))
+        order = dict.fromkeys(([dim] if dim < d.dim() and a.shape == x.shape else []) + list(range(d.dim())))
         found = None
         for axis in order:
             if d.shape[axis] != x.shape[dim]:

@@ -629,16 +629,12 @@ def _middle(n: int) -> int:
     return min(n // 2 + 1, n - 1)
 
 
-def _kept_apart(spec: Spec, case: Case, i: int) -> list[tuple[int, str, int]]:
-    """Input ``i``'s dimensions the slice probe may raise a slice of, as (axis, name, size in ``case``): each one not
-    reduced (a dimension of fixed size by its number)."""
+def _dim_sizes(spec: Spec, case: Case, i: int) -> list[tuple[int, str, int, bool]]:
+    """Input ``i``'s dimensions as (axis, name, size in ``case``, reduced by the operation); a dimension of fixed
+    size is named by its number."""
     reduce = set(spec.reduce)
-    out = []
-    for k, d in enumerate(_dims(spec, i)):
-        size = case.sizes.get(d, 0) if isinstance(d, str) else int(d)
-        if d not in reduce:
-            out.append((k, str(d), size))
-    return out
+    return [(k, str(d), case.sizes.get(d, 0) if isinstance(d, str) else int(d), d in reduce)
+            for k, d in enumerate(_dims(spec, i))]
 
 
 def _sliced_inputs(spec: Spec) -> list[int]:
@@ -662,14 +658,18 @@ def probe_slices(p: Prober, ev: Evidence) -> None:
     if spec.outputs is not None:
         return
 
+    sliced = _sliced_inputs(spec)
+
+    def kept_apart(c: Case) -> list[int]:  # the sizes of the dimensions not reduced
+        return [size for i in sliced for _, _, size, reduced in _dim_sizes(spec, c, i) if not reduced]
+
     def sliceable(c: Case) -> bool:
-        return any(size >= 3 for i in _sliced_inputs(spec) for _, _, size in _kept_apart(spec, c, i))
+        return any(size >= 3 for size in kept_apart(c))
 
     def worse(c: Case) -> tuple[bool, bool]:
         # a dimension of 1 or 2 hides what a kernel mixes across it, and data far from randn's (large magnitudes
         # saturate a sigmoid) hides how much an output moves: such cases last
-        return (any(size < 3 for i in _sliced_inputs(spec) for _, _, size in _kept_apart(spec, c, i)),
-                c.pattern != "randn")
+        return any(size < 3 for size in kept_apart(c)), c.pattern != "randn"
 
     # the smallest failing cases with a dimension to slice, finite values (those whose every dimension is long
     # enough, on randn data, first): the first where the reference keeps a raised slice's change inside one slice
@@ -686,15 +686,17 @@ def probe_slices(p: Prober, ev: Evidence) -> None:
         # wrong place too: it counts as not probed
         unprobed = [_name(spec, i) for i, a in enumerate(args[:len(spec.inputs)])
                     if isinstance(a, torch.Tensor) and a.dim() >= 1 and a.numel() > 1
-                    and (i not in _sliced_inputs(spec) or not a.is_floating_point())]
-        for i in _sliced_inputs(spec):
+                    and (i not in sliced or not a.is_floating_point())]
+        for i in sliced:
             if not (isinstance(args[i], torch.Tensor) and args[i].is_floating_point()):
                 continue
-            # a reduced dimension is combined by the operation itself: an index read wrong along it (a Toeplitz
-            # matrix's diagonal offset negated) moves no raised slice's change, so none is probed there
-            unprobed += [f"{_name(spec, i)}[{d}]" for d in _dims(spec, i) if d in set(spec.reduce)
-                         and case.sizes.get(str(d), 0) > 1]
-            for k, d, size in _kept_apart(spec, case, i):
+            for k, d, size, reduced in _dim_sizes(spec, case, i):
+                # a reduced dimension is combined by the operation itself: an index read wrong along it (a
+                # Toeplitz matrix's diagonal offset negated) moves no raised slice's change
+                if reduced:
+                    if size > 1:
+                        unprobed.append(f"{_name(spec, i)}[{d}]")
+                    continue
                 pos = _middle(size)
                 axes = slice_axes(spec, args, i, k, pos, modes) if size >= 3 else None
                 if axes is None:
