@@ -2356,3 +2356,15 @@ def test_an_index_wrong_along_the_reduced_dimension_keeps_no_slice_evidence(tmp_
     # no cause is confident from that alone (wrong-axis 0.93 before)
     assert "vectors-ones-rescue" in _kinds(diag.observations), text
     assert diag.top is not None and diag.top.score < 0.7, text
+
+
+def test_a_matrix_read_with_the_wrong_row_length_is_an_index_error_though_it_mixes_slices(tmp_path):
+    """A matrix product reading B (K x N) with rows K long passes every square shape. Raising one column of B moves
+    other columns of the product, as an operand on the wrong axis does (wrong-axis 0.75 against index 0.70 when the
+    slice probe first reached B, the tuned zoo's GEMM so ranked); but no operand is per-channel, and a reduction over
+    the wrong axis is wrong on squares too."""
+    diag = debug(spec_of.matmul_b_pitch, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "index-transposition", text
+    axis = _cause(diag, "wrong-axis")
+    assert axis is None or "square-only-no-vector" in _kinds(axis.contradicts), text

@@ -2066,3 +2066,22 @@ toeplitz_transposed = kcheck.Spec(
     reference=lambda c, r, x: x @ _toeplitz(c, r, x.shape[-1], False).T,
     inputs=[kcheck.Tensor("N", name="c"), kcheck.Tensor("N", name="r"), kcheck.Tensor("B", "N", name="x")],
     dims={"B": kcheck.Dim(nominal=3, max=6), "N": kcheck.Dim(nominal=40, max=96)}, reduce=["N"], dtypes=["fp32"])
+
+
+# -- A matrix product that reads B (K x N) with rows K long: right wherever K == N, wrong elsewhere. Raising one
+# -- column of B moves other columns of the product (B's elements are read at other places), which is also what an
+# -- operand on the wrong axis does; but no operand here is per-channel, and a reduction over the wrong axis fails on
+# -- square shapes too: a stride --
+
+
+def _matmul_b_pitch(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    k, n = b.shape
+    flat = torch.cat([b.reshape(-1), b.new_zeros(k * k + n)])  # past B's end: zeros, as a masked read would give
+    rows = torch.arange(k, device=b.device)[:, None] * k  # BUG: B's rows are n long
+    return a @ flat[rows + torch.arange(n, device=b.device)[None, :]]
+
+
+matmul_b_pitch = kcheck.Spec(
+    name="matmul_b_pitch", kernel=_matmul_b_pitch, reference=torch.matmul,
+    inputs=[kcheck.Tensor("M", "K", name="a"), kcheck.Tensor("K", "N", name="b")],
+    dims={d: kcheck.Dim(nominal=24, max=80) for d in "MKN"}, reduce=["K"], dtypes=["fp32"])

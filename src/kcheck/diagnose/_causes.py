@@ -91,6 +91,8 @@ OBSERVATIONS: dict[str, str] = {
     "param-threshold-moves": "a case with a smaller value of that parameter fails below that size: the threshold "
                              "moves with the parameter",
     "square-only": "passes on every square shape, fails on the non-square ones",
+    "square-only-no-vector": "passes on every square shape, and no input is a per-channel operand whose wrong axis "
+                             "a square shape would hide",
     "vector-operand": "an input is 1-D or broadcast along a dimension of another (a per-channel operand)",
     "vector-ones-rescues": "with the per-channel operand all ones, the values are right",
     "vectors-ones-rescue": "with every per-channel operand all ones at once (and not one at a time), the values are "

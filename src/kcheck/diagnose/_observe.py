@@ -1119,6 +1119,12 @@ class Facts:
         if vectors:
             words = "; ".join(f"{_name(ev, i)} is {operand_words(ev.spec, i)}" for i in vectors)
             self.add("vector-operand", f"{words}: a per-channel operand")
+        elif self.square:
+            # a square shape hides a per-channel operand read with the other index (i % M for i % N); a reduction over
+            # the wrong axis of a full matrix is wrong on squares too: with no such operand, passing every square
+            # shape is a stride or an index
+            self.add("square-only-no-vector", "passes on every square shape tried, and no input is a per-channel "
+                     "operand (1-D, or broadcast along a dimension): no operand whose wrong axis a square shape hides")
         # an input at ones rescues the case only if the case's values were wrong (not just its accesses)
         if ev.minimal is not None and not ev.minimal.ok and not values_right(ev.minimal):
             for i, r in ev.ones.items():
