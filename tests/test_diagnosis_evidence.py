@@ -2368,3 +2368,26 @@ def test_a_matrix_read_with_the_wrong_row_length_is_an_index_error_though_it_mix
     assert diag.top is not None and diag.top.key == "index-transposition", text
     axis = _cause(diag, "wrong-axis")
     assert axis is None or "square-only-no-vector" in _kinds(axis.contradicts), text
+
+
+def test_an_error_drawn_anew_by_rounding_is_a_cancellation_not_a_wrong_constant(tmp_path):
+    """log(1 + r) for log1p(r) on basis points: most elements of ordinary data are wrong by a fraction of a percent,
+    which looked like a coefficient off (round 32's compound return so ranked wrong-constant 0.70). With the inputs
+    moved by a relative 2**-10 the error changes by about as much as itself: rounding, digits lost."""
+    diag = debug(spec_of.log_return_bps, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "cancellation", text
+    assert "rounding-noise" in _kinds(diag.top.supports), text
+    assert "rounding-noise" in _kinds(_cause(diag, "wrong-constant").contradicts), text
+
+
+def test_an_error_that_moves_smoothly_with_the_inputs_is_no_rounding(tmp_path):
+    """A quick GELU's sign flipped: its error moves by a thousandth of itself when the inputs move by 2**-10, which
+    the error of a formula computed wrong does and rounding's does not."""
+    diag = debug(spec_of.quick_gelu_sign, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert "smooth-error" in _kinds(diag.observations), text
+    assert "rounding-noise" not in _kinds(diag.observations), text
+    for key in ("cancellation", "low-precision-accumulation", "tolerance"):
+        cause = _cause(diag, key)
+        assert cause is None or "smooth-error" in _kinds(cause.contradicts), text

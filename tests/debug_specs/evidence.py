@@ -2085,3 +2085,19 @@ matmul_b_pitch = kcheck.Spec(
     name="matmul_b_pitch", kernel=_matmul_b_pitch, reference=torch.matmul,
     inputs=[kcheck.Tensor("M", "K", name="a"), kcheck.Tensor("K", "N", name="b")],
     dims={d: kcheck.Dim(nominal=24, max=80) for d in "MKN"}, reduce=["K"], dtypes=["fp32"])
+
+
+# -- Log returns of prices quoted in basis points, log(1 + r) for log1p(r) with r a few 1e-4: 1 + r keeps only the
+# -- leading digits of r, so most elements of ordinary data are wrong by a fraction of a percent, like a coefficient
+# -- off; but that error is rounding, drawn anew when the inputs move a little --
+
+
+def _log_return_bps(x: torch.Tensor) -> torch.Tensor:
+    r = x * 1e-4
+    return torch.log(1.0 + r) * 1e4  # log1p(r): 1 + r rounds r's trailing digits away
+
+
+log_return_bps = kcheck.Spec(
+    name="log_return_bps", kernel=_log_return_bps, reference=lambda x: torch.log1p(x * 1e-4) * 1e4,
+    inputs=[kcheck.Tensor("M", "N", name="bps")],
+    dims={"M": kcheck.Dim(nominal=16, max=64), "N": kcheck.Dim(nominal=40, max=96)}, dtypes=["fp32"])

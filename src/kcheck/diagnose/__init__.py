@@ -47,6 +47,7 @@ from ._sweep import (
     decode_arange,
     probe_case,
     probe_conditioning,
+    probe_jitter,
     probe_magnitudes,
     probe_structure,
     smallest_failing,
@@ -156,6 +157,7 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
                     journal_experiment(spec, case, dev, prober, diag, isolate=dangerous)
                 probe_structure(prober, ev, case)
                 probe_conditioning(prober, ev)
+                probe_jitter(prober, ev)
                 # a probe like the others (isolated on a GPU): a case that crashed may be decoded too
                 if prober.left() > 0 and ev.minimal is not None and ev.minimal.status is not Status.PASSED:
                     decoded = decode_arange(ev, case, prober)

@@ -91,6 +91,10 @@ OBSERVATIONS: dict[str, str] = {
     "param-threshold-moves": "a case with a smaller value of that parameter fails below that size: the threshold "
                              "moves with the parameter",
     "square-only": "passes on every square shape, fails on the non-square ones",
+    "rounding-noise": "the kernel's error on a failing fp32 case changes by about as much as itself when every "
+                      "input moves by a relative 2**-10: rounding drawn anew, digits lost",
+    "smooth-error": "the kernel's error on a failing fp32 case changes by a few hundredths of itself at most when "
+                    "every input moves by a relative 2**-10: the formula's error, which moves smoothly",
     "square-only-no-vector": "passes on every square shape, and no input is a per-channel operand whose wrong axis "
                              "a square shape would hide",
     "vector-operand": "an input is 1-D or broadcast along a dimension of another (a per-channel operand)",

@@ -22,7 +22,7 @@ from .._discover import locate
 from .._results import CaseResult, Status
 from .._spec import Spec, Tensor
 from ..backends import backend_of
-from ..cases import Case, skip_reason
+from ..cases import Case, skip_reason, upcast
 from ..report import summarize_case
 from ..run import EMPTY_OPS, Isolated, RunOptions, load_factor, run_case
 from ._causes import Experiment
@@ -549,6 +549,71 @@ def slice_changed(spec: Spec, index: int, dim: int, pos: int, axes: Axes) -> Spe
     return dataclasses.replace(spec, kernel=k, reference=r, baseline=False, grad=False)
 
 
+#: How far the jitter probe moves each floating input element: by a relative 2**-10 at most (a random amount per
+#: element, from a fixed seed). Far below what changes a formula's result by more than its own error (a wrong
+#: constant's error moves by that fraction of itself), far above fp32's rounding of the intermediates: a difference
+#: 1 + r of r = 1e-4 rounds anew once r moves by 1e-7.
+JITTER = 2.0 ** -10
+
+
+def _outputs(out: Any) -> list[torch.Tensor]:
+    return [o for o in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(o, torch.Tensor)]
+
+
+def jittered(spec: Spec) -> Spec:
+    """The Spec whose kernel returns one number: how much the kernel's error (its outputs less the reference's, in
+    float64) changes when every floating input element moves by a random relative amount up to ``JITTER``, over the
+    error itself (L2 norms of the forward outputs' finite elements); its reference returns 0. An error that is the
+    formula's (a wrong constant, a wrong index, a wrong axis) moves smoothly with the inputs: the ratio is a few
+    thousandths. An error that is rounding amplified (digits lost to a cancellation, a low-precision sum) is drawn
+    anew by every rounding: the ratio is about 1. The comparison's largest difference is that ratio."""
+    kernel, reference = spec.kernel, spec.reference
+    n_in = len(spec.inputs)
+    written = {i for i, t in enumerate(spec.inputs) if getattr(t, "mutated", False)}
+    modes = set(spec.params)
+
+    def moved(args: Sequence[Any]) -> list[Any]:
+        gen = torch.Generator().manual_seed(0)
+        out = []
+        for a in args:
+            if isinstance(a, torch.Tensor) and a.is_floating_point():
+                y = same_layout(a)
+                u = torch.rand(a.shape, generator=gen, dtype=torch.float64) * 2 - 1
+                y.mul_((1 + JITTER * u).to(device=a.device, dtype=a.dtype))
+                out.append(y)
+            else:
+                out.append(a)
+        return out
+
+    def fresh(args: Sequence[Any]) -> list[Any]:
+        return [same_layout(a) if i in written and isinstance(a, torch.Tensor) else a for i, a in enumerate(args)]
+
+    def error(ins: list[Any], rest: Sequence[Any], kwargs: dict[str, Any]) -> list[torch.Tensor]:
+        got = [o.detach().to("cpu", torch.float64) for o in _outputs(kernel(*fresh(ins), *rest, **kwargs))]
+        device = next((a.device for a in ins if isinstance(a, torch.Tensor)), torch.device("cpu"))
+        with torch.device(device):
+            ref = _outputs(reference(*upcast(fresh(ins)), **{k: v for k, v in kwargs.items() if k in modes}))
+        return [g - e.detach().to("cpu", torch.float64) for g, e in zip(got, ref, strict=True)]
+
+    @functools.wraps(kernel)  # __wrapped__: the wrapper keeps the launcher's framework (interpreter checks)
+    def k(*args: Any, **kwargs: Any) -> Any:
+        ins, rest = list(args[:n_in]), args[n_in:]
+        before, after = error(ins, rest, kwargs), error(moved(ins), rest, kwargs)
+        change = norm = 0.0
+        for b, a in zip(before, after, strict=True):
+            finite = b.isfinite() & a.isfinite()
+            change += float((a[finite] - b[finite]).pow(2).sum())
+            norm += float(b[finite].pow(2).sum())
+        ratio = (change / norm) ** 0.5 if norm > 0 else 0.0
+        return torch.tensor([ratio], dtype=torch.float64)
+
+    def r(*args: Any, **kwargs: Any) -> Any:
+        return torch.zeros(1, dtype=torch.float64)
+
+    # forward values only: the ratio is no function to differentiate
+    return dataclasses.replace(spec, kernel=k, reference=r, baseline=False, grad=False)
+
+
 def slice_axes(spec: Spec, args: Sequence[Any], index: int, dim: int, pos: int, modes: dict[str, Any]) -> Axes | None:
     """Whether the slice probe can say anything on these inputs (drawn here, on the CPU), and where to look: raising
     input ``index``'s slice ``pos`` along ``dim`` changes the reference's outputs inside one slice ``pos`` of each
@@ -597,7 +662,7 @@ def slice_axes(spec: Spec, args: Sequence[Any], index: int, dim: int, pos: int, 
 #: ("symmetric", input index), ("averaged", input index), ("zeroed", None),
 #: ("stage", name), ("swapped", (i, j)), ("ignored", (input index, "boundary" | "far")),
 #: ("padded", (input index, "zero" | "first" | "rest")), ("end", (input index, dim, position)),
-#: ("slice", (input index, dim, position, the outputs' axes)).
+#: ("slice", (input index, dim, position, the outputs' axes)), ("jitter", None).
 Variant = tuple[str, Any]
 
 
@@ -626,6 +691,8 @@ def apply_variant(spec: Spec, variant: Variant) -> Spec:
                              tuple(None if a is None else int(a) for a in arg[3]))
     if kind == "padded":
         return padded(spec, int(arg[0]), str(arg[1]))
+    if kind == "jitter":
+        return jittered(spec)
     if kind == "stage":
         kernel, reference = spec.stages[arg]
         return dataclasses.replace(spec, kernel=kernel, reference=reference, stages={})

@@ -123,6 +123,9 @@ class Evidence:
     # a failing case with few wrong elements, and where the reference itself puts its outputs outside the tolerance
     # when its inputs move by a few ulps (``conditioning``): (the kernel's result, per output those indices)
     conditioned: tuple[CaseResult, list[set[tuple[int, ...]]]] | None = None
+    # a failing fp32 case with finite wrong values, and the jitter probe on it (``probe_jitter``): how much the
+    # kernel's error changes when the inputs move by a relative 2**-10, over the error itself
+    jitter: tuple[CaseResult, CaseResult] | None = None
 
     # -- views the rules use ---------------------------------------------------------------------------------------
     def comparisons(self) -> list[Any]:
@@ -386,6 +389,36 @@ def probe_conditioning(p: Prober, ev: Evidence) -> None:
         p.experiments.append(Experiment(
             "conditioning", f"the reference on its inputs moved by {_MOVE_ULPS} ulps", r.case.id, moved == 0,
             f"the reference moves {moved} of {total} elements outside the tolerance; the kernel has {wrong} wrong"))
+
+
+JITTER_ELEMENTS = 16
+
+
+def probe_jitter(p: Prober, ev: Evidence) -> None:
+    """Is the error the formula's or rounding's? On the smallest fp32 (or fp64) case whose forward outputs are wrong
+    with finite values, every element written and every access in bounds (contiguous randn data first), the
+    kernel's error is measured again with the inputs moved by a relative 2**-10 (``jittered``); a case with
+    ``JITTER_ELEMENTS`` wrong elements at least first. Only on kernels that return their outputs."""
+    if ev.spec.outputs is not None:
+        return
+    cands = []
+    for r in failures(ev):
+        if r.status is not Status.FAILED or r.case.precision not in ("fp32", "fp64") or r.case.axis == "large":
+            continue
+        if any(c.nan_mismatches or c.inf_mismatches or c.unwritten for c in r.comparisons) or r.findings:
+            continue
+        if forward_wrong(r)[0] and case_elements(ev.spec, r.case) <= PAD_MAX:
+            cands.append(r)
+    if not cands:
+        return
+    # (several wrong elements first: one element's error may move little by chance)
+    plain = min(cands, key=lambda r: (forward_wrong(r)[0] < JITTER_ELEMENTS, r.case.pattern != "randn",
+                                      r.case.layout != "contiguous", case_elements(ev.spec, r.case), r.case.id))
+    case = dataclasses.replace(plain.case, axis="debug", skip=None, skip_kind=None, repeats=0)
+    moved = p.run(case, "jitter", "inputs moved by a relative 2**-10: the error's change over the error",
+                  ("jitter", None))
+    if moved is not None and moved.status in (Status.PASSED, Status.FAILED):
+        ev.jitter = (plain, moved)
 
 
 def square_case(spec: Spec, case: Case, i: int) -> Case | None:
