@@ -2391,3 +2391,12 @@ def test_an_error_that_moves_smoothly_with_the_inputs_is_no_rounding(tmp_path):
     for key in ("cancellation", "low-precision-accumulation", "tolerance"):
         cause = _cause(diag, key)
         assert cause is None or "smooth-error" in _kinds(cause.contradicts), text
+
+
+def test_nan_of_a_case_of_an_empty_dimension_says_nothing_of_the_layout(tmp_path):
+    """Rows read as contiguous give NaN only in the padded (strided) cases; the launcher's NaN for rows of no element
+    is 0 / 0 in any layout, and must not hide that (round 33's Herfindahl index on the default tier)."""
+    diag = debug(spec_of.hhi_rows_contiguous, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "stride-assumption", text
+    assert {"nonfinite-strided", "empty-fails"} <= _kinds(diag.observations), text

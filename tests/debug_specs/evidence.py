@@ -2101,3 +2101,28 @@ log_return_bps = kcheck.Spec(
     name="log_return_bps", kernel=_log_return_bps, reference=lambda x: torch.log1p(x * 1e-4) * 1e4,
     inputs=[kcheck.Tensor("M", "N", name="bps")],
     dims={"M": kcheck.Dim(nominal=16, max=64), "N": kcheck.Dim(nominal=40, max=96)}, dtypes=["fp32"])
+
+
+# -- A market concentration index (the sum of squared shares per row) whose rows are read as if contiguous, and
+# -- whose launcher returns NaN for rows of no firm where the reference sums nothing to 0: the empty case's NaN says
+# -- nothing of a layout --
+
+
+def _hhi_rows_contiguous(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.shape
+    if n == 0:
+        return torch.full((m,), float("nan"), dtype=x.dtype, device=x.device)
+    rows = x.as_strided((m, n), (n, 1))  # BUG: the rows' own stride is x.stride(0)
+    share = rows.abs() / rows.abs().sum(-1, keepdim=True)
+    return share.pow(2).sum(-1)
+
+
+def _hhi_reference(x: torch.Tensor) -> torch.Tensor:
+    share = x.abs() / x.abs().sum(-1, keepdim=True)
+    return share.pow(2).sum(-1)
+
+
+hhi_rows_contiguous = kcheck.Spec(
+    name="hhi_rows_contiguous", kernel=_hhi_rows_contiguous, reference=_hhi_reference,
+    inputs=[kcheck.Tensor("M", "N", name="sales")],
+    dims={"M": kcheck.Dim(nominal=16, max=64), "N": kcheck.Dim(nominal=40, max=96)}, reduce=["N"], dtypes=["fp32"])
