@@ -2126,3 +2126,24 @@ hhi_rows_contiguous = kcheck.Spec(
     name="hhi_rows_contiguous", kernel=_hhi_rows_contiguous, reference=_hhi_reference,
     inputs=[kcheck.Tensor("M", "N", name="sales")],
     dims={"M": kcheck.Dim(nominal=16, max=64), "N": kcheck.Dim(nominal=40, max=96)}, reduce=["N"], dtypes=["fp32"])
+
+
+# -- The inverse-square intensity at sensor positions from four point sources on a line, 1 / (q - x)^2 without the
+# -- reference's eps: in bf16, a sensor and a source of randn positions share a value now and then (an 8-bit
+# -- mantissa), a few dozen of 4096 sensors; fp32 positions never do --
+
+
+def _intensity(q: torch.Tensor, x: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+    d = q[:, None].float() - x[None, :].float()
+    return (p[None, :].float() / (d * d)).sum(-1).to(q.dtype)  # BUG: no eps under the square
+
+
+def _intensity_reference(q: torch.Tensor, x: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+    d = q[:, None] - x[None, :]
+    return (p[None, :] / (d * d + 1e-30)).sum(-1)
+
+
+inverse_square_intensity = kcheck.Spec(
+    name="inverse_square_intensity", kernel=_intensity, reference=_intensity_reference,
+    inputs=[kcheck.Tensor("Q", name="sensors"), kcheck.Tensor(4, name="sources"), kcheck.Tensor(4, name="power")],
+    dims={"Q": kcheck.Dim(nominal=4096, max=8192)}, dtypes=["fp32", "bf16"])
