@@ -415,6 +415,32 @@ def _spec_names(zoo: Path | None = None, examples: bool = True) -> list[str]:
     return [s.name for folder in folders for f in discover(folder) for s in f.specs]
 
 
+def merged(files: list[str], zoo: Path | None = None, examples: bool | None = None) -> tuple[list[dict], list[str]]:
+    """The rows of several parts' ``--json`` outputs (each Spec once), and the Specs of the zoo they scored that no
+    part holds (a part cut or dead). The zoo and whether the examples were scored are the parts' own (as they
+    recorded them) unless given."""
+    import json
+
+    rows: list[dict] = []
+    seen: set[str] = set()
+    for f in files:
+        try:
+            data = json.loads(Path(f).read_text())
+            part = data["rows"]
+        except (OSError, ValueError, KeyError) as exc:  # a part cut while writing: its Specs count as missing
+            print(f"{f}: not read ({type(exc).__name__})")
+            continue
+        if zoo is None and data.get("zoo"):
+            zoo = Path(data["zoo"])
+        if examples is None and "examples" in data:
+            examples = bool(data["examples"])
+        for r in part:
+            if r["spec"] not in seen:
+                seen.add(r["spec"])
+                rows.append(r)
+    return rows, sorted(set(_spec_names(zoo, examples=examples is not False)) - seen)
+
+
 def main() -> None:
     import json
 
@@ -445,24 +471,15 @@ def main() -> None:
     zoo = args.zoo.resolve() if args.zoo is not None else None
     missing: list[str] = []
     if args.merge:
-        rows, seen = [], set()
-        for f in args.merge:
-            try:
-                part = json.loads(Path(f).read_text())["rows"]
-            except (OSError, ValueError, KeyError) as exc:  # a part cut while writing: its Specs count as missing
-                print(f"{f}: not read ({type(exc).__name__})")
-                continue
-            for r in part:
-                if r["spec"] not in seen:
-                    seen.add(r["spec"])
-                    rows.append(r)
-        missing = sorted(set(_spec_names(zoo, examples=not args.no_examples)) - seen)
+        rows, missing = merged(args.merge, zoo, None if not args.no_examples else False)
     else:
         k, n = (int(v) for v in args.part.split("/"))
         def save(rows: list[dict]) -> None:
             if args.json:  # written whole, then renamed: a part killed mid-write leaves the previous rows
                 tmp = Path(args.json + ".tmp")
-                tmp.write_text(json.dumps({"rows": rows, "totals": totals(rows)}, indent=1, default=str))
+                # (the zoo the part scored: a merge of the parts lists what is missing from that zoo)
+                tmp.write_text(json.dumps({"rows": rows, "totals": totals(rows), "zoo": str(zoo) if zoo else None,
+                                           "examples": not args.no_examples}, indent=1, default=str))
                 os.replace(tmp, args.json)
 
         rows = score(args.seeds, args.budget, diagnose=not args.no_diagnosis, part=(k, n), on_row=save, zoo=zoo,

@@ -62,3 +62,25 @@ def test_each_large_result_replaces_its_own_skipped_case():
             large[1].id: CaseResult(large[1], Status.FAILED)}
     zoo._merge_large(cases, done)
     assert [c.status for c in cases] == [Status.PASSED, Status.SKIPPED, Status.FAILED]
+
+
+def test_a_merge_of_parts_lists_what_is_missing_from_the_zoo_the_parts_scored(tmp_path):
+    """Parts of a held-out round merged without --zoo listed the tuned zoo's Specs as cut: the parts now record
+    their zoo, and the merge reads it."""
+    import json
+
+    zoo = _zoo()
+    folder = tmp_path / "zoo"
+    folder.mkdir()
+    for name in ("first", "second"):
+        (folder / f"{name}.py").write_text(textwrap.dedent(f"""
+            import torch
+            import kcheck
+            spec = kcheck.Spec(name="{name}", kernel=torch.neg, reference=torch.neg, inputs=[kcheck.Tensor("N")],
+                               dims={{"N": kcheck.Dim(nominal=8)}})
+            """))
+    part = tmp_path / "q0.json"
+    part.write_text(json.dumps({"rows": [{"spec": "first"}], "zoo": str(folder), "examples": False}))
+    rows, missing = zoo.merged([str(part)])
+    assert [r["spec"] for r in rows] == ["first"]
+    assert missing == ["second"]
