@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import itertools
+from pathlib import Path
 
 import pytest
 import torch
@@ -2411,3 +2412,20 @@ def test_a_few_dozen_zero_distances_among_thousands_of_bf16_pairs_are_a_zero_den
     text = format_diagnosis(diag)
     assert diag.top is not None and diag.top.key == "division-by-zero", text
     assert "nonfinite-randn-rare" in _kinds(diag.top.supports), text
+
+
+def test_one_lane_past_the_end_at_one_size_and_three_at_another_is_a_missing_mask(tmp_path):
+    """A link-length load without its mask in a tile of next_power_of_2(J) lanes: at the Spec's J = 7 one lane reads
+    past the end, as a bound off by one would (off-by-one-mask 0.88, round 34's planar arm); the size sweep's J = 5
+    reads three. A bound off by one reads one element past at every size."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent / "zoo_heldout34" / "hx34_planar_arm_fk.py"
+    module_spec = importlib.util.spec_from_file_location("hx34_planar_arm_fk", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    diag = debug(module.spec, budget=40, out_dir=tmp_path, repro=False, maps=False, tier="quick", large=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "edge-guard", text
+    assert "oob-single-lane" not in _kinds(diag.observations), text
+
