@@ -142,7 +142,7 @@ def broadcast_along(spec: Spec, i: int) -> list[str]:
 
 #: The jitter probe's ratio (the error's change over the error) from which the error is rounding's, and up to which
 #: it is the formula's: smooth errors measured 4e-4 to 2e-2 on earlier rounds' planted constants, indices and axes;
-#: rounding's 0.5 to 1.8 on their cancellations and low-precision sums.
+#: rounding's 1.1 to 1.6 on their cancellations (``benchmarks/jitter_ratio.py``).
 #: The share of a low-precision randn case's elements that may be NaN/Inf for exact coincidences of short mantissas
 #: (a zero difference of two values) to explain them: beyond it, the values leave a range.
 RARE_NONFINITE = 0.01

@@ -24,7 +24,7 @@ from .._spec import Spec, Tensor
 from ..backends import backend_of
 from ..cases import Case, skip_reason, upcast
 from ..report import summarize_case
-from ..run import EMPTY_OPS, Isolated, RunOptions, load_factor, run_case
+from ..run import EMPTY_OPS, Isolated, RunOptions, as_tuple, load_factor, run_case
 from ._causes import Experiment
 
 
@@ -517,6 +517,17 @@ def _change_outside(before: Any, after: Any, axes: Axes, pos: int) -> tuple[torc
     return (*outs, *inside)
 
 
+def _fresh_inputs(spec: Spec) -> Callable[[Sequence[Any]], list[Any]]:
+    """For a variant that calls the kernel twice: the inputs with those the kernel writes in place copied (same
+    layout), so that the second call starts from the inputs the first one started from."""
+    written = {i for i, t in enumerate(spec.inputs) if getattr(t, "mutated", False)}
+
+    def fresh(args: Sequence[Any]) -> list[Any]:
+        return [same_layout(a) if i in written and isinstance(a, torch.Tensor) else a for i, a in enumerate(args)]
+
+    return fresh
+
+
 def slice_changed(spec: Spec, index: int, dim: int, pos: int, axes: Axes) -> Spec:
     """The Spec whose kernel and reference each return how their outputs change, outside slice ``pos`` along each
     output's axis in ``axes``, when input ``index``'s slice ``pos`` along ``dim`` is raised (each called twice, on
@@ -525,12 +536,7 @@ def slice_changed(spec: Spec, index: int, dim: int, pos: int, axes: Axes) -> Spe
     operation keeps apart."""
     kernel, reference = spec.kernel, spec.reference
     n_in = len(spec.inputs)
-    # an input the kernel writes in place is given to each call as a copy of its own (same layout): the second call
-    # must start from the inputs the first one started from
-    written = {i for i, t in enumerate(spec.inputs) if getattr(t, "mutated", False)}
-
-    def fresh(args: Sequence[Any]) -> list[Any]:
-        return [same_layout(a) if i in written and isinstance(a, torch.Tensor) else a for i, a in enumerate(args)]
+    fresh = _fresh_inputs(spec)
 
     def clone(out: Any) -> Any:
         return tuple(o.clone() for o in out) if isinstance(out, tuple) else out.clone()
@@ -556,10 +562,6 @@ def slice_changed(spec: Spec, index: int, dim: int, pos: int, axes: Axes) -> Spe
 JITTER = 2.0 ** -10
 
 
-def _outputs(out: Any) -> list[torch.Tensor]:
-    return [o for o in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(o, torch.Tensor)]
-
-
 def jittered(spec: Spec) -> Spec:
     """The Spec whose kernel returns one number: how much the kernel's error (its outputs less the reference's, in
     float64) changes when every floating input element moves by a random relative amount up to ``JITTER``, over the
@@ -569,7 +571,7 @@ def jittered(spec: Spec) -> Spec:
     anew by every rounding: the ratio is about 1. The comparison's largest difference is that ratio."""
     kernel, reference = spec.kernel, spec.reference
     n_in = len(spec.inputs)
-    written = {i for i, t in enumerate(spec.inputs) if getattr(t, "mutated", False)}
+    fresh = _fresh_inputs(spec)
     modes = set(spec.params)
 
     def moved(args: Sequence[Any]) -> list[Any]:
@@ -585,14 +587,13 @@ def jittered(spec: Spec) -> Spec:
                 out.append(a)
         return out
 
-    def fresh(args: Sequence[Any]) -> list[Any]:
-        return [same_layout(a) if i in written and isinstance(a, torch.Tensor) else a for i, a in enumerate(args)]
-
     def error(ins: list[Any], rest: Sequence[Any], kwargs: dict[str, Any]) -> list[torch.Tensor]:
-        got = [o.detach().to("cpu", torch.float64) for o in _outputs(kernel(*fresh(ins), *rest, **kwargs))]
+        outs = as_tuple(kernel(*fresh(ins), *rest, **kwargs), "the kernel")
+        got = [o.detach().to("cpu", torch.float64) for o in outs]
         device = next((a.device for a in ins if isinstance(a, torch.Tensor)), torch.device("cpu"))
         with torch.device(device):
-            ref = _outputs(reference(*upcast(fresh(ins)), **{k: v for k, v in kwargs.items() if k in modes}))
+            ref = as_tuple(reference(*upcast(fresh(ins)), **{k: v for k, v in kwargs.items() if k in modes}),
+                           "the reference")
         return [g - e.detach().to("cpu", torch.float64) for g, e in zip(got, ref, strict=True)]
 
     @functools.wraps(kernel)  # __wrapped__: the wrapper keeps the launcher's framework (interpreter checks)

@@ -364,14 +364,19 @@ def conditioning(spec: Spec, case: Case) -> list[set[tuple[int, ...]]] | None:
         return None
 
 
+def _clean_wide_failure(r: CaseResult) -> bool:
+    """A failed fp32 (or fp64) case whose wrong values are all finite and written, and whose accesses were all in
+    bounds: its error is what the kernel computes, for the probes that measure it."""
+    return (r.status is Status.FAILED and r.case.precision in ("fp32", "fp64") and not r.findings
+            and not any(c.nan_mismatches or c.inf_mismatches or c.unwritten for c in r.comparisons))
+
+
 def probe_conditioning(p: Prober, ev: Evidence) -> None:
     """On the smallest fp32 randn case whose forward outputs are wrong at a few elements, finite: the reference's
     own failures under inputs moved by a few ulps (``conditioning``; the reference alone runs, on the CPU)."""
     cands = []
     for r in failures(ev):
-        if r.status is not Status.FAILED or r.case.pattern != "randn" or r.case.precision not in ("fp32", "fp64"):
-            continue
-        if any(c.nan_mismatches or c.inf_mismatches or c.unwritten for c in r.comparisons) or r.findings:
+        if r.case.pattern != "randn" or not _clean_wide_failure(r):
             continue
         wrong, total = forward_wrong(r)
         if wrong and wrong <= _FEW_WRONG * total:
@@ -401,14 +406,8 @@ def probe_jitter(p: Prober, ev: Evidence) -> None:
     ``JITTER_ELEMENTS`` wrong elements at least first. Only on kernels that return their outputs."""
     if ev.spec.outputs is not None:
         return
-    cands = []
-    for r in failures(ev):
-        if r.status is not Status.FAILED or r.case.precision not in ("fp32", "fp64") or r.case.axis == "large":
-            continue
-        if any(c.nan_mismatches or c.inf_mismatches or c.unwritten for c in r.comparisons) or r.findings:
-            continue
-        if forward_wrong(r)[0] and case_elements(ev.spec, r.case) <= PAD_MAX:
-            cands.append(r)
+    cands = [r for r in failures(ev) if _clean_wide_failure(r) and r.case.axis != "large" and forward_wrong(r)[0]
+             and case_elements(ev.spec, r.case) <= PAD_MAX]
     if not cands:
         return
     # (several wrong elements first: one element's error may move little by chance)

@@ -17,9 +17,10 @@ from ._isolate import INTERPRETER_ENV, Isolated, die_with_parent, discard_presta
 from ._poison import AMBIGUOUS, PoisonAllocations, poison_, unwritten_mask
 from ._pool import Pool, pinning, visible_gpus, worker_count
 from ._resources import spec_resources
+from ._tensors import as_tuple
 
 __all__ = ["AMBIGUOUS", "CROSS_MAX_CASES", "CROSS_MAX_ELEMENTS", "EMPTY_OPS", "INTERPRETER_ENV", "Deadlines",
-           "Execution", "Isolated", "PoisonAllocations", "Pool", "RunOptions", "cannot_run", "cross_cases",
+           "Execution", "Isolated", "PoisonAllocations", "Pool", "RunOptions", "as_tuple", "cannot_run", "cross_cases",
            "current_gpu", "die_with_parent", "discard_prestarted", "execute", "grad_label", "interpreter_checks",
            "judge", "judge_cross", "large_case_turn", "load_factor", "pinning", "poison_", "run_case",
            "spec_resources", "unwritten_mask", "visible_gpus", "warm_up", "worker_count"]
