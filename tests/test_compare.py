@@ -3,7 +3,7 @@ import math
 import pytest
 import torch
 
-from kcheck.compare import Tolerance, compare, locate, noop_guard
+from kcheck.compare import EdgeBand, Tolerance, compare, edge_band, locate, noop_guard
 from kcheck.compare import _compare as compare_module
 
 TOL = Tolerance(1e-5, 1e-6, "test")
@@ -289,3 +289,25 @@ def test_the_fused_comparison_declines_when_its_kernel_cannot_compile(monkeypatc
     a, e = torch.ones(64), torch.ones(64, dtype=torch.float64)
     bad = torch.zeros(64, dtype=torch.bool)
     assert _fused.fused_figures(a, e, TOL, None, None, bad, min_elements=0, force=True) is None
+
+
+def test_an_edge_band_is_the_narrowest_run_of_slices_at_one_end_that_holds_every_error():
+    m = torch.zeros(6, 40, dtype=torch.bool)
+    m[:, :5] = True  # the first five columns of every row
+    assert edge_band(m) == EdgeBand(1, 40, "start", 5, 1.0)
+    m = torch.zeros(30, dtype=torch.bool)
+    m[-2:] = True  # 1-D: the last two elements
+    assert edge_band(m) == EdgeBand(0, 30, "end", 2, 1.0)
+    m = torch.zeros(6, 40, dtype=torch.bool)
+    m[:, 3:5] = True  # two columns off the edge: not a band at an end
+    assert edge_band(m) is None
+    m = torch.zeros(6, 40, dtype=torch.bool)
+    m[:, :20] = True  # half the row: past the share an edge band may cover
+    assert edge_band(m) is None
+    m = torch.zeros(6, 40, dtype=torch.bool)
+    m[0, :5] = True  # five elements of one row: too sparse for the first row's band or the first columns'
+    assert edge_band(m) is None
+    e = torch.randn(6, 40, dtype=torch.float64)
+    a = e.float().clone()
+    a[:, -2:] += 1.0
+    assert compare("out", a, e, TOL).edge_band == EdgeBand(1, 40, "end", 2, 1.0)

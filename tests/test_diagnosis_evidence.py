@@ -2429,3 +2429,13 @@ def test_one_lane_past_the_end_at_one_size_and_three_at_another_is_a_missing_mas
     assert diag.top is not None and diag.top.key == "edge-guard", text
     assert "oob-single-lane" not in _kinds(diag.observations), text
 
+
+
+def test_a_band_of_the_same_width_at_one_end_at_every_size_is_a_boundary_one_off(tmp_path):
+    """A three-point smoothing whose right neighbour is clamped one short: the last two columns are wrong at every
+    N, written and in bounds, and nothing else. Before the edge band was observed, nothing but "wrong at every size"
+    was seen (round 34's moving average, whose window test dropped x[0], so ranked index-transposition 0.4)."""
+    diag = debug(spec_of.smooth3_clamp_short, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "off-by-one-mask", text
+    assert "edge-band" in _kinds(diag.top.supports), text

@@ -2147,3 +2147,26 @@ inverse_square_intensity = kcheck.Spec(
     name="inverse_square_intensity", kernel=_intensity, reference=_intensity_reference,
     inputs=[kcheck.Tensor("Q", name="sensors"), kcheck.Tensor(4, name="sources"), kcheck.Tensor(4, name="power")],
     dims={"Q": kcheck.Dim(nominal=4096, max=8192)}, dtypes=["fp32", "bf16"])
+
+
+# -- A three-point smoothing along each row with the edge value repeated, whose right neighbour is clamped to
+# -- N - 2 instead of N - 1: the last two columns are wrong, at every N, every row; nothing read out of bounds --
+
+
+def _smooth3_clamp_short(x: torch.Tensor) -> torch.Tensor:
+    n = x.shape[-1]
+    j = torch.arange(n, device=x.device)
+    left = x[:, (j - 1).clamp(min=0)]
+    right = x[:, (j + 1).clamp(max=max(n - 2, 0))]  # BUG: max=n - 1
+    return (left + x + right) / 3
+
+
+def _smooth3_reference(x: torch.Tensor) -> torch.Tensor:
+    padded = torch.cat([x[:, :1], x, x[:, -1:]], dim=1)
+    return (padded[:, :-2] + padded[:, 1:-1] + padded[:, 2:]) / 3
+
+
+smooth3_clamp_short = kcheck.Spec(
+    name="smooth3_clamp_short", kernel=_smooth3_clamp_short, reference=_smooth3_reference,
+    inputs=[kcheck.Tensor("M", "N", name="x")],
+    dims={"M": kcheck.Dim(nominal=16, max=64), "N": kcheck.Dim(nominal=40, min=1, max=96)}, dtypes=["fp32"])

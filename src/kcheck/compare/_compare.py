@@ -15,7 +15,7 @@ import torch
 
 from .._dtypes import ulp_spacing
 from ._fused import fused_figures
-from ._locate import Confined, Location, ValueBand, confined, locate, value_band
+from ._locate import Confined, EdgeBand, Location, ValueBand, confined, edge_band, locate, value_band
 from ._tolerance import Tolerance
 
 _SHOWN = 5
@@ -77,6 +77,7 @@ class Comparison:
     first: list[Mismatch] = field(default_factory=list)
     location: Location = field(default_factory=lambda: Location("none", "no mismatches"))
     confined: Confined | None = None  # the errors keep to some slices of a dimension (see ``confined``)
+    edge_band: EdgeBand | None = None  # the errors keep to a band at one end of a dimension (see ``edge_band``)
     value_band: ValueBand | None = None  # the errors are the elements of some values of an input (``value_band``)
     baseline: BaselineCheck | None = None
     reasons: list[str] = field(default_factory=list)
@@ -174,6 +175,7 @@ def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolera
                      for i in _first_true(bad, _SHOWN)]
         cmp.location = locate(bad.reshape(shape))
         cmp.confined = confined(bad.reshape(shape))
+        cmp.edge_band = edge_band(bad.reshape(shape))
         cmp.value_band = value_band(bad.reshape(shape), inputs)
         cmp.reasons.append(f"{cmp.mismatches} of {cmp.numel} elements outside the tolerance")
         if cmp.unwritten:

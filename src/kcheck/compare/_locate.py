@@ -53,6 +53,55 @@ def confined(mask: torch.Tensor) -> Confined | None:
 
 
 @dataclass(frozen=True)
+class EdgeBand:
+    """The wrong elements lie in the first (``end`` "start") or the last ("end") ``width`` slices of dimension
+    ``dim`` (of ``size``), and fill ``density`` of those slices' elements. A boundary handled wrong (a window or a
+    halo that stops one short at the start of a series, a stencil's last row) keeps to a band of the same width at
+    every size; a dropped tail's width moves with the size modulo a block."""
+
+    dim: int
+    size: int
+    end: str
+    width: int
+    density: float
+
+
+#: An edge band covers at most this share of its dimension: past it, the errors are not at an edge.
+EDGE_BAND_MAX_SHARE = 0.25
+#: Masks larger than this are not searched for an edge band (a past-2**31 output: one ``any`` per dimension each).
+EDGE_BAND_MAX_ELEMENTS = 1 << 26
+
+
+def edge_band(mask: torch.Tensor) -> EdgeBand | None:
+    """The narrowest band of slices at one end of a dimension that holds every wrong element and at least half of
+    that band's elements wrong; None when the errors are not so placed (or the mask is past EDGE_BAND_MAX_ELEMENTS)."""
+    bad = int(torch.count_nonzero(mask))
+    if bad == 0 or mask.numel() > EDGE_BAND_MAX_ELEMENTS:
+        return None
+    best: EdgeBand | None = None
+    for d in range(mask.dim()):
+        size = mask.shape[d]
+        others = [k for k in range(mask.dim()) if k != d]
+        if size < 4:
+            continue
+        hit = mask.any(dim=tuple(others)) if others else mask
+        wrong = int(torch.count_nonzero(hit))
+        if wrong > EDGE_BAND_MAX_SHARE * size:
+            continue
+        # (the wrong slices are the first or the last ``wrong`` ones: two views' ``all``, no index list)
+        if bool(hit[:wrong].all()):
+            end = "start"
+        elif bool(hit[size - wrong:].all()):
+            end = "end"
+        else:
+            continue
+        density = bad / (wrong * (mask.numel() // size))
+        if density >= 0.5 and (best is None or wrong < best.width):
+            best = EdgeBand(d, size, end, wrong, density)
+    return best
+
+
+@dataclass(frozen=True)
 class ValueBand:
     """The wrong elements are those whose value in input ``input`` (an input of the output's shape) lies in
     [``lo``, ``hi``]: ``wrong`` of the ``inside`` elements there are wrong, of ``total`` finite ones, and none

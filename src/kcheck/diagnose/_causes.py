@@ -116,6 +116,8 @@ OBSERVATIONS: dict[str, str] = {
     "race-beyond-edge": "programs race at sizes that no ragged edge explains (whole blocks, or no edge pattern)",
     "edge-accesses-clean": "an edge pattern, and the interpreter saw no access out of bounds: the tail is never "
                            "visited",
+    "edge-band": "the only wrong values are a band of the same width at the same end of a dimension, at several "
+                 "sizes of it (the first W of a window, a stencil's last row): a boundary handled one off",
     "last-element-wrong": "the only wrong value is the last element (column, row) of an axis, written but wrong",
     "low-precision-only": "only the cases below fp32 fail; the fp32 ones pass",
     "order-dependent": "the result changes with the order the programs run in",

@@ -22,7 +22,7 @@ from .._findings import Finding
 from .._results import CaseResult, ReasonKind, Status
 from .._spec import Custom, Spec, Tensor
 from ..cases import Case, shape_of, tensor_shapes
-from ..compare import Comparison, ValueBand
+from ..compare import EDGE_BAND_MAX_SHARE, Comparison, ValueBand
 from ._causes import Observation
 
 if TYPE_CHECKING:  # the sweep collects the evidence and asks this module which failure is the most severe
@@ -709,6 +709,41 @@ class Facts:
             c = next(c for c in last[0].comparisons if not c.passed)
             self.add("last-element-wrong", f"in {len(last)} of {len(counted)} failing cases the only wrong values are "
                      f"the last element of the axis, written but wrong ({last[0].case.id}: {c.location.text})")
+        band = self._edge_band(counted)
+        if band:
+            self.add("edge-band", band)
+
+    def _edge_band(self, counted: list[CaseResult]) -> str | None:
+        """Most failing cases wrong only in a band of the same width at the same end of one dimension of an output,
+        at two sizes of that dimension or more: the first W outputs of a moving window whose mask drops x[0], a
+        stencil's last row. A boundary handled one off, which a bound or a window's test decides; an index, an axis
+        or a constant would be wrong throughout, and a dropped tail's width moves with the size modulo a block."""
+        seen: dict[tuple[str, int, str, int], list[tuple[CaseResult, Comparison]]] = {}
+        eligible: dict[tuple[str, int, str, int], int] = {}
+        wrong = [(r, c) for r in counted if r.case.axis != "large" for c in r.comparisons
+                 if not c.passed and not c.unwritten and not c.nan_mismatches and not c.inf_mismatches]
+        for r, c in wrong:
+            b = c.edge_band
+            if b is not None:
+                seen.setdefault((c.output, b.dim, b.end, b.width), []).append((r, c))
+        for key in seen:
+            output, dim, _, width = key
+            eligible[key] = sum(1 for _, c in wrong if c.output == output and len(c.shape) > dim
+                                and c.shape[dim] * EDGE_BAND_MAX_SHARE >= width)
+        for key, rows in sorted(seen.items(), key=lambda kv: -len(kv[1])):
+            output, dim, end, width = key
+            sizes = sorted({c.shape[dim] for _, c in rows})
+            if len(rows) < 3 or len(sizes) < 2 or len(rows) < 0.8 * eligible[key]:
+                continue
+            r, c = rows[0]
+            params = [f"{k} = {v}" for k, v in r.case.params_dict.items()
+                      if isinstance(v, int) and not isinstance(v, bool) and v == width]
+            which = "first" if end == "start" else "last"
+            return (f"{output}: in {len(rows)} of {eligible[key]} failing cases the only wrong values are the {which} "
+                    f"{width} along its dimension {dim}, at sizes {', '.join(map(str, sizes[:6]))} of it (e.g. "
+                    f"{r.case.id}: {c.location.text})" + (f"; {width} is the case's {params[0]}" if params else "")
+                    + ": the boundary is handled one off, by a bound or a window's test, at every size")
+        return None
 
     def _values(self, failing: list[CaseResult]) -> None:
         ev = self.ev

@@ -199,6 +199,8 @@ PROFILES: list[Profile] = [
     Profile("off-by-one-mask", "each out-of-bounds access is a single lane, one element past the end (or only the "
             "last element wrong)",
             {("oob-single-lane", "edge-pattern"): 0.88, ("oob-single-lane",): 0.7, ("last-element-wrong",): 0.75,
+             # the same band at one end at every size, written, in bounds: a window's or a stencil's boundary test
+             ("edge-band",): 0.7,
              ("reads-one-past",): 0.6, ("ignores-last",): 0.85,
              # wrong exactly past a parameter's value (a window, a band's width): the comparison with it is off
              ("param-threshold", "param-threshold-moves"): 0.8, ("param-threshold",): 0.6},
