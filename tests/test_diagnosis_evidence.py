@@ -2439,3 +2439,15 @@ def test_a_band_of_the_same_width_at_one_end_at_every_size_is_a_boundary_one_off
     text = format_diagnosis(diag)
     assert diag.top is not None and diag.top.key == "off-by-one-mask", text
     assert "edge-band" in _kinds(diag.top.supports), text
+
+
+def test_digits_of_a_small_x_lost_in_one_plus_x_are_a_cancellation_not_a_no_op(tmp_path):
+    """log(1 + x) for log1p(x): the randn cases pass, the tiny pattern's output is exactly zeros (log1p of a tiny x
+    is x) and the same data scaled by 0.001 fails. Round 35's growth rate so ranked no-op 0.97 from the one zero
+    case; the kernel computes in the same precision and config on randn data, and the scaled data's error is drawn
+    anew by rounding (the jitter probe run on that data, the only clean failure with a computed output)."""
+    diag = debug(spec_of.log1p_naive, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "cancellation", text
+    assert {"tiny-scale-fails", "rounding-noise"} <= _kinds(diag.top.supports), text
+    assert "noop" not in _kinds(diag.observations), text

@@ -2170,3 +2170,13 @@ smooth3_clamp_short = kcheck.Spec(
     name="smooth3_clamp_short", kernel=_smooth3_clamp_short, reference=_smooth3_reference,
     inputs=[kcheck.Tensor("M", "N", name="x")],
     dims={"M": kcheck.Dim(nominal=16, max=64), "N": kcheck.Dim(nominal=40, min=1, max=96)}, dtypes=["fp32"])
+
+
+# -- log(1 + x) for log1p(x), per mille: right on randn data, wrong once the data is scaled down (a small x's digits
+# -- lost in 1 + x, drawn anew by rounding), and exactly zeros on the tiny pattern, where log1p is x --
+
+
+log1p_naive = kcheck.Spec(
+    name="log1p_naive", kernel=lambda x: torch.log(1 + x) * 1e3,  # BUG: torch.log1p(x)
+    reference=lambda x: torch.log1p(x) * 1e3, inputs=[kcheck.Tensor("M", "N", name="x")],
+    dims={"M": kcheck.Dim(nominal=16, max=64), "N": kcheck.Dim(nominal=40, max=96)}, dtypes=["fp32"])

@@ -663,7 +663,7 @@ def slice_axes(spec: Spec, args: Sequence[Any], index: int, dim: int, pos: int, 
 #: ("symmetric", input index), ("averaged", input index), ("zeroed", None),
 #: ("stage", name), ("swapped", (i, j)), ("ignored", (input index, "boundary" | "far")),
 #: ("padded", (input index, "zero" | "first" | "rest")), ("end", (input index, dim, position)),
-#: ("slice", (input index, dim, position, the outputs' axes)), ("jitter", None).
+#: ("slice", (input index, dim, position, the outputs' axes)), ("jitter", None or a factor the data is scaled by).
 Variant = tuple[str, Any]
 
 
@@ -692,8 +692,8 @@ def apply_variant(spec: Spec, variant: Variant) -> Spec:
                              tuple(None if a is None else int(a) for a in arg[3]))
     if kind == "padded":
         return padded(spec, int(arg[0]), str(arg[1]))
-    if kind == "jitter":
-        return jittered(spec)
+    if kind == "jitter":  # (on the data scaled by ``arg`` first, where it is a factor)
+        return jittered(spec if arg is None else scaled(spec, float(arg)))
     if kind == "stage":
         kernel, reference = spec.stages[arg]
         return dataclasses.replace(spec, kernel=kernel, reference=reference, stages={})

@@ -125,7 +125,8 @@ class Evidence:
     conditioned: tuple[CaseResult, list[set[tuple[int, ...]]]] | None = None
     # a failing fp32 case with finite wrong values, and the jitter probe on it (``probe_jitter``): how much the
     # kernel's error changes when the inputs move by a relative 2**-10, over the error itself
-    jitter: tuple[CaseResult, CaseResult] | None = None
+    # (and the factor its data was scaled by, where only scaled data failed)
+    jitter: tuple[CaseResult, CaseResult, float | None] | None = None
 
     # -- views the rules use ---------------------------------------------------------------------------------------
     def comparisons(self) -> list[Any]:
@@ -403,21 +404,34 @@ def probe_jitter(p: Prober, ev: Evidence) -> None:
     """Is the error the formula's or rounding's? On the smallest fp32 (or fp64) case whose forward outputs are wrong
     with finite values, every element written and every access in bounds (contiguous randn data first), the
     kernel's error is measured again with the inputs moved by a relative 2**-10 (``jittered``); a case with
-    ``JITTER_ELEMENTS`` wrong elements at least first. Only on kernels that return their outputs."""
+    ``JITTER_ELEMENTS`` wrong elements at least first. Where no such case failed but the nominal one did with its
+    data scaled (the magnitude probe), on that scaled data. Only on kernels that return their outputs."""
     if ev.spec.outputs is not None:
         return
+    # (an output that is exactly zeros or an input does not move with the inputs: its error is the reference's,
+    # smooth whatever the kernel computes elsewhere)
     cands = [r for r in failures(ev) if _clean_wide_failure(r) and r.case.axis != "large" and forward_wrong(r)[0]
-             and case_elements(ev.spec, r.case) <= PAD_MAX]
+             and not r.noop and case_elements(ev.spec, r.case) <= PAD_MAX]
+    scale: float | None = None
     if not cands:
-        return
-    # (several wrong elements first: one element's error may move little by chance)
-    plain = min(cands, key=lambda r: (forward_wrong(r)[0] < JITTER_ELEMENTS, r.case.pattern != "randn",
-                                      r.case.layout != "contiguous", case_elements(ev.spec, r.case), r.case.id))
-    case = dataclasses.replace(plain.case, axis="debug", skip=None, skip_kind=None, repeats=0)
-    moved = p.run(case, "jitter", "inputs moved by a relative 2**-10: the error's change over the error",
-                  ("jitter", None))
+        # the nominal case failing only with its data scaled (1 + x of a small x): jitter that scaled data
+        scaled_fails = [(k, r) for k, r in ev.magnitudes if _clean_wide_failure(r) and forward_wrong(r)[0]
+                        and not r.noop]
+        if not scaled_fails or ev.base is None:
+            return
+        scale, plain = scaled_fails[0]
+        case = ev.base
+    else:
+        # (several wrong elements first: one element's error may move little by chance)
+        plain = min(cands, key=lambda r: (forward_wrong(r)[0] < JITTER_ELEMENTS, r.case.pattern != "randn",
+                                          r.case.layout != "contiguous", case_elements(ev.spec, r.case), r.case.id))
+        case = plain.case
+    case = dataclasses.replace(case, axis="debug", skip=None, skip_kind=None, repeats=0)
+    on = "" if scale is None else f" (the data x {scale:g})"
+    moved = p.run(case, "jitter", f"inputs{on} moved by a relative 2**-10: the error's change over the error",
+                  ("jitter", scale))
     if moved is not None and moved.status in (Status.PASSED, Status.FAILED):
-        ev.jitter = (plain, moved)
+        ev.jitter = (plain, moved, scale)
 
 
 def square_case(spec: Spec, case: Case, i: int) -> Case | None:
