@@ -2451,3 +2451,14 @@ def test_digits_of_a_small_x_lost_in_one_plus_x_are_a_cancellation_not_a_no_op(t
     assert diag.top is not None and diag.top.key == "cancellation", text
     assert {"tiny-scale-fails", "rounding-noise"} <= _kinds(diag.top.supports), text
     assert "noop" not in _kinds(diag.observations), text
+
+
+def test_wrong_values_on_the_grid_of_two_large_terms_ulp_are_a_cancellation(tmp_path):
+    """1 - cos(theta) of milliradians: the kernel's values are a few multiples of 2**-24 where the result is about
+    5e-7, off at most elements of ordinary data, which looked like a coefficient off (round 36's slant-range
+    migration, sqrt(R0^2 + u^2) - R0 at R0 = 5000, so ranked wrong-constant 0.65)."""
+    diag = debug(spec_of.versine_mrad, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "cancellation", text
+    assert "coarse-grid" in _kinds(diag.top.supports), text
+    assert "coarse-grid" in _kinds(_cause(diag, "wrong-constant").contradicts), text

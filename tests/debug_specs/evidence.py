@@ -2180,3 +2180,13 @@ log1p_naive = kcheck.Spec(
     name="log1p_naive", kernel=lambda x: torch.log(1 + x) * 1e3,  # BUG: torch.log1p(x)
     reference=lambda x: torch.log1p(x) * 1e3, inputs=[kcheck.Tensor("M", "N", name="x")],
     dims={"M": kcheck.Dim(nominal=16, max=64), "N": kcheck.Dim(nominal=40, max=96)}, dtypes=["fp32"])
+
+
+# -- The versine of angles in milliradians as 1 - cos(theta): cos(theta) rounds to within a few ulps of 1, and the
+# -- difference keeps only those few ulps (multiples of 2**-24) where the result is about 5e-7 --
+
+
+versine_mrad = kcheck.Spec(
+    name="versine_mrad", kernel=lambda x: 1 - torch.cos(x * 1e-3),  # BUG: 2 * sin(theta / 2) ** 2
+    reference=lambda x: 2 * torch.sin(x * 5e-4) ** 2, inputs=[kcheck.Tensor("M", "N", name="theta_mrad")],
+    dims={"M": kcheck.Dim(nominal=16, max=64), "N": kcheck.Dim(nominal=40, max=96)}, dtypes=["fp32"])

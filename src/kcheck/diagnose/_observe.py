@@ -97,6 +97,44 @@ def severity(r: CaseResult) -> Severity:
     return Severity.ROUNDING
 
 
+#: The wrong values of a coarse grid use at most this many bits above its step (a cancellation keeps only the bits
+#: the large terms share), and the step is at least COARSE_STEP times the expected values' own ulp.
+COARSE_BITS = 6
+COARSE_STEP = 2.0 ** 10
+
+
+def _lowbit(x: float) -> float:
+    """The largest power of two dividing the fp32 value ``x`` (nonzero, finite)."""
+    m, e = math.frexp(abs(x))
+    mant = int(m * (1 << 24))
+    tz = (mant & -mant).bit_length() - 1
+    return math.ldexp(1.0, e - 24 + tz)
+
+
+def _coarse(c: Comparison) -> float | None:
+    """The grid step the wrong values shown (the first ones and the worst) sit on, where it is coarse: at most
+    COARSE_BITS bits used above it, at least COARSE_STEP times the ulp of the largest expected value, and some
+    expected value off it (a grid the reference shares, as integers on arange data, is the data's). 0.0 when every
+    value shown is 0 (on any grid); None otherwise."""
+    shown = [*c.first, *([c.worst] if c.worst is not None else [])]
+    pairs = [(m.actual, m.expected) for m in shown if math.isfinite(m.actual) and math.isfinite(m.expected)]
+    nonzero = [a for a, _ in pairs if a != 0]
+    big = max((abs(e) for _, e in pairs), default=0.0)
+    if pairs and not nonzero:
+        return 0.0
+    if len(pairs) < 3 or not nonzero or big == 0:
+        return None
+    q = min(_lowbit(a) for a in nonzero)
+    # (integers where the reference has fractions are a cast or a count, not two large terms' ulp)
+    if q >= 1 or max(abs(a) for a in nonzero) > q * 2.0 ** COARSE_BITS:
+        return None
+    if q < COARSE_STEP * math.ldexp(1.0, math.frexp(big)[1] - 24):
+        return None
+    if not any(abs(e / q - round(e / q)) > 0.05 for _, e in pairs):
+        return None
+    return q
+
+
 def _sparse_finite(r: CaseResult) -> bool:
     """Failed at a handful of elements (at most 1% of each wrong output), every value finite and written, no
     finding."""
@@ -449,6 +487,7 @@ class Facts:
         self._repeats()
         self._conditioned()
         self._jitter()
+        self._coarse_grid()
         self._severity(ev.failing)
         for dec in ev.decisions:
             for o in dec.observations:
@@ -948,6 +987,27 @@ class Facts:
             r = twins[0]
             self.add("layout-only", f"only the non-contiguous cases fail ({len(counted)}, e.g. {r.case.id}); the "
                      "same shape with contiguous inputs passes: the kernel assumes a stride the tensor does not have")
+
+    def _coarse_grid(self) -> None:
+        """In most failing fp32 cases (three at least) the kernel's wrong values shown (the first ones and the worst)
+        sit on a grid far coarser than the expected values' own precision, which lie off it: 0 and 2**-11 where the
+        reference gives 1.7e-5 to 8e-4. A difference of two large, nearly equal terms keeps only the bits the large
+        terms share (sqrt(R0^2 + u^2) - R0 at R0 = 5000 is a multiple of ulp(5000)); a wrong constant, index or axis
+        computes values of full precision, and a short accumulator's values each have their own quantum."""
+        # (rounding-level failures count here: their values' grid is evidence whatever their size)
+        cases = [(r, c) for r in self.results if r.status is Status.FAILED and r.case.axis != "large"
+                 and not r.findings for c in r.comparisons
+                 if not c.passed and c.dtype == "float32" and not (c.unwritten or c.nan_mismatches or c.inf_mismatches)]
+        # (wrong values shown all 0 are on every grid: they neither place one nor refute it)
+        cases = [(r, c) for r, c in cases if _coarse(c) != 0.0]
+        on = [(r, c) for r, c in cases if _coarse(c) is not None]
+        if len(on) >= 3 and len(on) >= 0.8 * len(cases):
+            r, c = on[0]
+            q = _coarse(c)
+            shown = ", ".join(f"{m.actual:.3g} for {m.expected:.3g}" for m in c.first[:3])
+            self.add("coarse-grid", f"in {len(on)} of {len(cases)} failing fp32 cases the wrong values sit on a grid "
+                     f"of {q:.3g}, far coarser than the expected values' precision ({r.case.id}: {shown}): digits lost "
+                     "to a difference of large, nearly equal terms, whose ulp that grid is")
 
     def _jitter(self) -> None:
         """The jitter probe (``probe_jitter``): the kernel's error, measured again with every input moved by a
