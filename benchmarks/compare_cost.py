@@ -17,7 +17,7 @@ from unittest import mock
 
 import torch
 
-from kcheck.compare import Tolerance, _compare, compare
+from kcheck.compare import Tolerance, _compare, compare, confined, edge_band, slice_hits
 
 
 def main() -> None:
@@ -60,6 +60,19 @@ def main() -> None:
             torch.cuda.synchronize()
         print(f"{args.device} {str(dtype).removeprefix('torch.')} with the value band: "
               f"{time.perf_counter() - t0:.3f} s (band: {cmp.value_band})")
+    # the slice figures every failing comparison takes from its mismatch mask (``confined``, ``edge_band``): a mask
+    # of the same size with a band of wrong columns at the start of each 1000-element row, as a boundary off by one
+    mask = torch.zeros(n // 1000, 1000, dtype=torch.bool, device=args.device)
+    mask[:, :5] = True
+    for name, fn in (("slice_hits", lambda: slice_hits(mask)), ("confined", lambda: confined(mask)),
+                     ("edge_band", lambda: edge_band(mask))):
+        fn()
+        t0 = time.perf_counter()
+        got = fn()
+        if args.device == "cuda":
+            torch.cuda.synchronize()
+        shown = got if name != "slice_hits" else len(got)
+        print(f"{args.device} {name} on a {tuple(mask.shape)} mask: {time.perf_counter() - t0:.4f} s ({shown})")
 
 
 def _decline(*args: object, **kwargs: object) -> None:

@@ -10,6 +10,7 @@ from ._locate import (
     confined,
     edge_band,
     locate,
+    slice_hits,
     value_band,
 )
 from ._noop import NoopVerdict, noop_guard
@@ -17,4 +18,5 @@ from ._tolerance import Tolerance, reduction_length, rms, rms_of_inputs, toleran
 
 __all__ = ["EDGE_BAND_MAX_SHARE", "BaselineCheck", "Comparison", "Confined", "EdgeBand", "Location", "Mismatch",
            "NoopVerdict", "Tolerance", "ValueBand", "compare", "confined", "edge_band", "expected_in", "locate",
-           "mismatch_mask", "noop_guard", "reduction_length", "rms", "rms_of_inputs", "tolerance_for", "value_band"]
+           "mismatch_mask", "noop_guard", "reduction_length", "rms", "rms_of_inputs", "slice_hits", "tolerance_for",
+           "value_band"]

@@ -15,7 +15,17 @@ import torch
 
 from .._dtypes import ulp_spacing
 from ._fused import fused_figures
-from ._locate import Confined, EdgeBand, Location, ValueBand, confined, edge_band, locate, value_band
+from ._locate import (
+    Confined,
+    EdgeBand,
+    Location,
+    ValueBand,
+    confined,
+    edge_band,
+    locate,
+    slice_hits,
+    value_band,
+)
 from ._tolerance import Tolerance
 
 _SHOWN = 5
@@ -173,10 +183,12 @@ def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolera
         cmp.passed = False
         cmp.first = [Mismatch(_unravel(i, shape), float(flat_a[i]), float(flat_e[i]))
                      for i in _first_true(bad, _SHOWN)]
-        cmp.location = locate(bad.reshape(shape))
-        cmp.confined = confined(bad.reshape(shape))
-        cmp.edge_band = edge_band(bad.reshape(shape))
-        cmp.value_band = value_band(bad.reshape(shape), inputs)
+        m = bad.reshape(shape)
+        cmp.location = locate(m)
+        hits = slice_hits(m)
+        cmp.confined = confined(m, hits)
+        cmp.edge_band = edge_band(m, hits)
+        cmp.value_band = value_band(m, inputs)
         cmp.reasons.append(f"{cmp.mismatches} of {cmp.numel} elements outside the tolerance")
         if cmp.unwritten:
             cmp.reasons.append(f"{cmp.unwritten} elements never written (still hold the poison value)")

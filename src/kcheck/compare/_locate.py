@@ -29,21 +29,34 @@ class Confined:
     density: float
 
 
-def confined(mask: torch.Tensor) -> Confined | None:
-    """The dimension (of at least two) whose slices with an error are the densest in errors, when some of its
-    slices hold none; None when every dimension has an error in every slice, or there is no error. One ``any``
-    per dimension over the boolean mask and a ``count_nonzero``: a ``sum`` of a boolean tensor first copies it whole
-    to int64 (16 GiB for a past-2**31 output's mask)."""
-    bad = int(torch.count_nonzero(mask))
-    if bad == 0 or mask.dim() < 2:
-        return None
-    best: Confined | None = None
+#: Per dimension of a mask: (the dimension, its size, which of its slices hold a True, how many do).
+SliceHits = list[tuple[int, int, torch.Tensor, int]]
+
+
+def slice_hits(mask: torch.Tensor) -> SliceHits:
+    """One ``any`` per dimension (of size 2 or more) over the boolean mask and a ``count_nonzero`` of it, for
+    ``confined`` and ``edge_band`` to share: a ``sum`` of a boolean tensor first copies it whole to int64 (16 GiB
+    for a past-2**31 output's mask)."""
+    out: SliceHits = []
     for d in range(mask.dim()):
         size = mask.shape[d]
         if size < 2:
             continue
-        others = [k for k in range(mask.dim()) if k != d]
-        wrong = int(torch.count_nonzero(mask.any(dim=tuple(others))))
+        others = tuple(k for k in range(mask.dim()) if k != d)
+        hit = mask.any(dim=others) if others else mask
+        out.append((d, size, hit, int(torch.count_nonzero(hit))))
+    return out
+
+
+def confined(mask: torch.Tensor, hits: SliceHits | None = None) -> Confined | None:
+    """The dimension (of at least two) whose slices with an error are the densest in errors, when some of its
+    slices hold none; None when every dimension has an error in every slice, or there is no error. ``hits``:
+    ``slice_hits(mask)``, where the caller has it."""
+    bad = int(torch.count_nonzero(mask))
+    if bad == 0 or mask.dim() < 2:
+        return None
+    best: Confined | None = None
+    for d, size, _, wrong in slice_hits(mask) if hits is None else hits:
         if wrong == size:
             continue
         density = bad / (wrong * (mask.numel() // size))
@@ -72,21 +85,16 @@ EDGE_BAND_MAX_SHARE = 0.25
 EDGE_BAND_MAX_ELEMENTS = 1 << 26
 
 
-def edge_band(mask: torch.Tensor) -> EdgeBand | None:
+def edge_band(mask: torch.Tensor, hits: SliceHits | None = None) -> EdgeBand | None:
     """The narrowest band of slices at one end of a dimension that holds every wrong element and at least half of
-    that band's elements wrong; None when the errors are not so placed (or the mask is past EDGE_BAND_MAX_ELEMENTS)."""
+    that band's elements wrong; None when the errors are not so placed (or the mask is past EDGE_BAND_MAX_ELEMENTS).
+    ``hits``: ``slice_hits(mask)``, where the caller has it."""
     bad = int(torch.count_nonzero(mask))
     if bad == 0 or mask.numel() > EDGE_BAND_MAX_ELEMENTS:
         return None
     best: EdgeBand | None = None
-    for d in range(mask.dim()):
-        size = mask.shape[d]
-        others = [k for k in range(mask.dim()) if k != d]
-        if size < 4:
-            continue
-        hit = mask.any(dim=tuple(others)) if others else mask
-        wrong = int(torch.count_nonzero(hit))
-        if wrong > EDGE_BAND_MAX_SHARE * size:
+    for d, size, hit, wrong in slice_hits(mask) if hits is None else hits:
+        if size < 4 or wrong > EDGE_BAND_MAX_SHARE * size:
             continue
         # (the wrong slices are the first or the last ``wrong`` ones: two views' ``all``, no index list)
         if bool(hit[:wrong].all()):

@@ -181,11 +181,11 @@ def broadcast_along(spec: Spec, i: int) -> list[str]:
 #: The jitter probe's ratio (the error's change over the error) from which the error is rounding's, and up to which
 #: it is the formula's: smooth errors measured 4e-4 to 2e-2 on earlier rounds' planted constants, indices and axes;
 #: rounding's 1.1 to 1.6 on their cancellations (``benchmarks/jitter_ratio.py``).
+ROUNDING_NOISE = 0.3
+SMOOTH_ERROR = 0.05
 #: The share of a low-precision randn case's elements that may be NaN/Inf for exact coincidences of short mantissas
 #: (a zero difference of two values) to explain them: beyond it, the values leave a range.
 RARE_NONFINITE = 0.01
-ROUNDING_NOISE = 0.3
-SMOOTH_ERROR = 0.05
 
 
 def vector_inputs(spec: Spec) -> list[int]:
@@ -998,14 +998,14 @@ class Facts:
         cases = [(r, c) for r in self.results if r.status is Status.FAILED and r.case.axis != "large"
                  and not r.findings for c in r.comparisons
                  if not c.passed and c.dtype == "float32" and not (c.unwritten or c.nan_mismatches or c.inf_mismatches)]
+        grids = [(r, c, _coarse(c)) for r, c in cases]
         # (wrong values shown all 0 are on every grid: they neither place one nor refute it)
-        cases = [(r, c) for r, c in cases if _coarse(c) != 0.0]
-        on = [(r, c) for r, c in cases if _coarse(c) is not None]
-        if len(on) >= 3 and len(on) >= 0.8 * len(cases):
-            r, c = on[0]
-            q = _coarse(c)
+        placed = [g for g in grids if g[2] != 0.0]
+        on = [g for g in placed if g[2] is not None]
+        if len(on) >= 3 and len(on) >= 0.8 * len(placed):
+            r, c, q = on[0]
             shown = ", ".join(f"{m.actual:.3g} for {m.expected:.3g}" for m in c.first[:3])
-            self.add("coarse-grid", f"in {len(on)} of {len(cases)} failing fp32 cases the wrong values sit on a grid "
+            self.add("coarse-grid", f"in {len(on)} of {len(placed)} failing fp32 cases the wrong values sit on a grid "
                      f"of {q:.3g}, far coarser than the expected values' precision ({r.case.id}: {shown}): digits lost "
                      "to a difference of large, nearly equal terms, whose ulp that grid is")
 

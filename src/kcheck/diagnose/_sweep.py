@@ -414,7 +414,8 @@ def probe_jitter(p: Prober, ev: Evidence) -> None:
              and not r.noop and case_elements(ev.spec, r.case) <= PAD_MAX]
     scale: float | None = None
     if not cands:
-        # the nominal case failing only with its data scaled (1 + x of a small x): jitter that scaled data
+        # the nominal case failing only with its data scaled: jitter the first scaled data that failed cleanly
+        # (in MAGNITUDES' order; 1 + x of a small x fails at 1e-3 alone)
         scaled_fails = [(k, r) for k, r in ev.magnitudes if _clean_wide_failure(r) and forward_wrong(r)[0]
                         and not r.noop]
         if not scaled_fails or ev.base is None:
