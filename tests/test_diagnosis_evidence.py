@@ -2462,3 +2462,63 @@ def test_wrong_values_on_the_grid_of_two_large_terms_ulp_are_a_cancellation(tmp_
     assert diag.top is not None and diag.top.key == "cancellation", text
     assert "coarse-grid" in _kinds(diag.top.supports), text
     assert "coarse-grid" in _kinds(_cause(diag, "wrong-constant").contradicts), text
+
+
+def test_nan_on_a_randn_draw_that_holds_an_exact_zero_is_no_nan_on_ordinary_data(monkeypatch):
+    """A ratio without its zero guard. A CUDA generator's randn is exactly 0 at about one element in 8 million, so a
+    large randn case on a GPU can divide by zero (round 35's Poisson ratio on the H100 got `nonfinite-randn`, which
+    counts against a zero denominator). The case records which inputs held an exact 0, and such a case says
+    nothing about NaN on ordinary data."""
+    import kcheck.cases._inputs as inputs
+    from kcheck.run import run_case
+
+    made = inputs.make
+
+    def with_a_zero(pattern, shape, dtype, device, gen):
+        x = made(pattern, shape, dtype, device, gen)
+        if pattern == "randn" and len(shape) == 2:
+            x.view(-1)[x.numel() // 2] = 0.0  # the draw that rounded to 0
+        return x
+
+    spec = kcheck.Spec(name="ratio", kernel=lambda a, b: -a / b,
+                       reference=lambda a, b: torch.where(b != 0, -a / torch.where(b != 0, b, 1.0), 0.0),
+                       inputs=[kcheck.Tensor("M", "N", name="lat"), kcheck.Tensor("M", "N", name="ax")],
+                       dims={"M": kcheck.Dim(nominal=8, real=()), "N": kcheck.Dim(nominal=300, real=())},
+                       dtypes=["fp32"], layouts=("contiguous",))
+    dev = detect()
+    case = next(c for c in kcheck.matrix(spec, tier="quick", large=False, device=dev) if c.pattern == "randn")
+    assert run_case(spec, case, dev).zero_inputs == []  # plain randn on this CPU
+    monkeypatch.setattr(inputs, "make", with_a_zero)
+    res = run_case(spec, case, dev)
+    assert res.status is Status.FAILED and res.zero_inputs == ["lat", "ax"], (res.status, res.zero_inputs)
+    assert any(c.nan_mismatches for c in res.comparisons), res.comparisons  # 0 / 0
+
+    def kinds(r):
+        return _kinds(Facts(Evidence(spec, kcheck.SpecReport("ratio", "torch", "cpu", [r]), [r])).observations)
+
+    assert "nonfinite-randn" not in kinds(res)
+    assert "nonfinite-randn" in kinds(dataclasses.replace(res, zero_inputs=[]))  # NaN on data with no zero
+
+
+def test_an_untrusted_randn_case_does_not_show_that_the_kernel_computes():
+    """A launcher that returns its input: every case is a no-op's output. On an H100 the tuned zoo's two no-op
+    kernels lost `noop` (index-transposition 0.45 and 0.4): five of their randn cases of the same shape, precision
+    and config were untrusted there, and an untrusted case counted as one that passes, where the kernel computes."""
+    from kcheck.run import run_case
+
+    spec = kcheck.Spec(name="identity", kernel=lambda x: x, reference=lambda x: x * 0.5 + 1.0,
+                       inputs=[kcheck.Tensor("N")], dims={"N": kcheck.Dim(nominal=256, real=())}, dtypes=["fp32"],
+                       layouts=("contiguous",))
+    dev = detect()
+    case = next(c for c in kcheck.matrix(spec, tier="quick", large=False, device=dev) if c.pattern == "randn")
+    res = run_case(spec, case, dev)
+    assert res.status is Status.FAILED and res.noop, (res.status, res.noop)
+    untrusted = dataclasses.replace(res, case=dataclasses.replace(case, seed=case.seed + 1), status=Status.UNTRUSTED,
+                                    untrusted="not trusted on this machine")
+
+    def kinds(*rs):
+        report = kcheck.SpecReport("identity", "torch", "cpu", list(rs))
+        return _kinds(Facts(Evidence(spec, report, [res])).observations)
+
+    assert "noop" in kinds(res, untrusted)
+    assert "noop" not in kinds(res, dataclasses.replace(res, status=Status.PASSED))  # a pass there: it computes

@@ -116,6 +116,10 @@ class CaseResult:
     mutated_inputs: list[str] = field(default_factory=list)
     weak: list[str] = field(default_factory=list)  # no-op candidates that would pass this case
     noop: str | None = None  # the no-op the kernel's output is identical to
+    # the floating inputs of a randn case that hold an exact 0: a CUDA generator's normal draw is exactly 0 at
+    # about one element in 8 million (33 in 2**28 on an H100: its uniform rounds to 1.0 before the Box-Muller
+    # logarithm), so a large randn case on a GPU can hold a zero denominator
+    zero_inputs: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)  # why it failed / errored / was skipped
     warnings: list[str] = field(default_factory=list)
     untrusted: str | None = None

@@ -438,6 +438,9 @@ def judge(ex: Execution) -> CaseResult:
         result.reasons.append(Reason(f"the kernel returned {len(outs)} outputs, the reference {len(expected)}",
                                      ReasonKind.OUTPUT_COUNT))
     inputs_before = ex.inputs_before
+    if case.pattern == "randn":
+        result.zero_inputs = [_names(spec)[i] for i, a in enumerate(inputs_before) if isinstance(a, torch.Tensor)
+                              and a.is_floating_point() and a.numel() and not bool(a.all())]
     changed = {i: what for i, before in ex.snapshot.items() if (what := _changed(before, args[i]))}
     # the no-op guard sees an input the kernel changed as it was before the call (its copy, where kcheck kept one):
     # the live tensor holds what the kernel wrote, and an output that is that tensor would read as "the input
