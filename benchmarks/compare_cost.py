@@ -1,6 +1,7 @@
 """What the comparison of one large output costs: ``kcheck.compare.compare`` on 12.6M elements (NaN, inf, unwritten
 elements and a baseline included), per output dtype, on the CPU or the GPU; and the same with the case's input
-handed in, for the band of input values the wrong elements hold (``Comparison.value_band``).
+handed in, for the band of input values the wrong elements hold (``Comparison.value_band``); the slice figures of a
+mismatch mask; and the scan of a randn input for an exact 0.
 
     python benchmarks/compare_cost.py [--device cuda] [--n N]
 
@@ -73,6 +74,14 @@ def main() -> None:
             torch.cuda.synchronize()
         shown = got if name != "slice_hits" else len(got)
         print(f"{args.device} {name} on a {tuple(mask.shape)} mask: {time.perf_counter() - t0:.4f} s ({shown})")
+    # a randn case's inputs looked at for an exact 0 (``CaseResult.zero_inputs``): one ``all`` per floating input
+    x = e.float()
+    bool(x.all())
+    t0 = time.perf_counter()
+    held = not bool(x.all())
+    if args.device == "cuda":
+        torch.cuda.synchronize()
+    print(f"{args.device} exact-zero scan of a {n:,}-element fp32 input: {time.perf_counter() - t0:.4f} s ({held})")
 
 
 def _decline(*args: object, **kwargs: object) -> None:
