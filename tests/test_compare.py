@@ -311,3 +311,20 @@ def test_an_edge_band_is_the_narrowest_run_of_slices_at_one_end_that_holds_every
     a = e.float().clone()
     a[:, -2:] += 1.0
     assert compare("out", a, e, TOL).edge_band == EdgeBand(1, 40, "end", 2, 1.0)
+
+
+def test_a_baseline_wider_than_the_output_is_rounded_to_its_dtype_first():
+    """Round 37's expectile loss on fp16 'tiny' data: outputs near 5e-8, where fp16 holds only multiples of 2**-24
+    (6e-8). The reference promoted to fp32 (torch.where of Python floats), so the "same-precision" baseline kept
+    5.0886e-8 and its error was 1.9e-11, against the correctly rounded kernel's 2.9e-8: a correct control failed
+    the baseline rule. Stored in fp16, the framework's result is the kernel's; a kernel worse than that still fails."""
+    e = torch.tensor([5.09e-8, 3.35e-8, 3.61e-8, 9.78e-8, 1.05e-7, 7.21e-8] * 8, dtype=torch.float64)
+    wide = (e * (1 + 1e-4)).float()  # fp32: within 1e-4 of the reference
+    rounded = e.to(torch.float16)
+    tol = Tolerance(1e-3, 6.1e-5, "t")
+    cmp = compare("o", rounded, e, tol, baseline=wide)
+    assert cmp.passed and cmp.baseline is not None and cmp.baseline.passed, cmp.reasons
+    off = rounded.clone()
+    off[::3] = off[::3] + torch.tensor(1.2e-7, dtype=torch.float16)  # two fp16 steps off at every third element
+    cmp = compare("o", off, e, tol, baseline=wide)
+    assert cmp.mismatches == 0 and not cmp.passed and "same-precision baseline" in cmp.reasons[-1], cmp.reasons

@@ -139,6 +139,11 @@ def mismatch_mask(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
     return bad
 
 
+def _wider(a: torch.dtype, b: torch.dtype) -> bool:
+    """Whether floating dtype ``a`` holds more mantissa bits than floating dtype ``b``."""
+    return a.is_floating_point and b.is_floating_point and torch.finfo(a).eps < torch.finfo(b).eps
+
+
 def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance, *,
             unwritten: torch.Tensor | None = None, baseline: torch.Tensor | None = None,
             baseline_factor: float = 2.0, baseline_required: bool = True, accumulate: float = 0.0,
@@ -149,8 +154,8 @@ def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolera
     its boolean mismatch mask in full (for the location), not a dozen float64 temporaries. ``baseline`` is the
     framework's result in the case's precision (see BaselineCheck); ``accumulate`` = sqrt(n) * eps_acc;
     ``input_scale`` replaces rms(expected) in the baseline's floor where the expected output is exactly zero (as
-    in the tolerance's absolute floor). ``inputs``: the case's inputs, for the band of values the wrong elements
-    hold (``ValueBand``).
+    in the tolerance's absolute floor). A baseline wider than ``actual`` is rounded to its dtype first. ``inputs``:
+    the case's inputs, for the band of values the wrong elements hold (``ValueBand``).
     """
     shape = tuple(actual.shape)
     cmp = Comparison(name, shape, str(actual.dtype).removeprefix("torch."), True, tol, numel=actual.numel())
@@ -164,6 +169,11 @@ def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, tol: Tolera
     flat_a = actual.detach().reshape(-1)
     flat_e = expected.detach().reshape(-1)
     flat_u = unwritten.reshape(-1) if unwritten is not None else None
+    if baseline is not None and _wider(baseline.dtype, actual.dtype):
+        # the framework's result stored in the output's dtype: a reference that promotes (torch.where of Python
+        # floats is fp32) computes wider than the case's precision, and its unrounded values are no same-precision
+        # result the kernel's could match
+        baseline = baseline.to(actual.dtype)
     flat_b = baseline.detach().reshape(-1) if baseline is not None else None
     bad = torch.zeros(actual.numel(), dtype=torch.bool, device=actual.device)
     fused = fused_figures(flat_a, flat_e, tol, flat_u, flat_b, bad, min_elements=2 * _CHUNK)
