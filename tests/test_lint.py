@@ -237,10 +237,19 @@ def host(x):
 
 
 def test_a_kernel_reading_a_plain_module_level_value_is_flagged_where_a_gpu_compile_refuses_it():
-    """Triton's compiler refuses a global that is not a tl.constexpr (round 22's SNR in dB rows raised a
+    """Triton's compiler refuses a global that is not a tl.constexpr instance (round 22's SNR in dB rows raised a
     CompilationError on every case of an H100, and passed its writer's CPU runs; round 9's JS divergence rows read
     `LN2` so, and its smallest case on the H200 was a compile error): the interpreter reads it."""
     found = [f for f in lint_source(_GLOBAL_KERNEL, "k.py") if f.kind == "triton-global-not-constexpr"]
-    assert sorted((f.kernel, f.line, f.severity) for f in found) == [("k", 16, "error"), ("k", 16, "error")], found
-    assert {f.message.split("`")[1] for f in found} == {"SCALE", "EPS"}
+    assert sorted((f.kernel, f.line, f.severity) for f in found) == [("k", 16, "error")] * 3, found
+    assert {f.message.split("`")[1] for f in found} == {"SCALE", "EPS", "HALF"}
     assert "tl.constexpr" in found[0].message
+
+
+def test_a_global_annotated_as_constexpr_is_flagged_as_a_gpu_compile_refuses_it_too():
+    """Round 37's geodetic control declared `A_KM: tl.constexpr = 6378.137` and raised a CompilationError on every
+    case of an H100 (triton 3.6): Triton's compiler (3.2 on) accepts only `tl.constexpr(...)` instances, and says
+    the annotated form is not supported. The interpreter on this CPU ran it."""
+    path = Path(__file__).parent / "zoo_heldout37" / "hx37_geodetic_to_ecef_ok.py"
+    found = [f for f in lint_path(path) if f.kind == "triton-global-not-constexpr"]
+    assert sorted(f.message.split("`")[1] for f in found) == ["A_KM", "E2"], found

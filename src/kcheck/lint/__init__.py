@@ -41,10 +41,11 @@ enclosing function as ``kernel``:
   and loads of other expressions (a look-back reading its predecessor's slot) are left out.
 
 - ``triton-global-not-constexpr`` (Triton, error): a ``@triton.jit`` kernel reads a module-level name bound to a
-  plain Python value (``EPS = 1e-8``: a literal, or arithmetic and tuples of literals) and never to a
-  ``tl.constexpr``. Triton's compiler refuses it ("Cannot access global variable ... from within @jit'ed function"),
-  so every launch raises on a GPU, while Triton's interpreter reads it: a kernel checked on a CPU alone passes.
-  Names the kernel binds itself, annotated globals and globals bound to anything else (a call, an import) are left
+  plain Python value (``EPS = 1e-8``: a literal, or arithmetic and tuples of literals; annotated too,
+  ``EPS: tl.constexpr = 1e-8``, which Triton 3.2 on does not take as a constexpr) and never to a
+  ``tl.constexpr(...)`` instance. Triton's compiler refuses it ("Cannot access global variable ... from within
+  @jit'ed function"), so every launch raises on a GPU, while Triton's interpreter reads it: a kernel checked on a
+  CPU alone passes. Names the kernel binds itself and globals bound to anything else (a call, an import) are left
   out.
 
 Files that cannot be parsed give one ``unparsable`` warning, never an exception. CUDA C sources held in Python string

@@ -569,8 +569,10 @@ def _is_value(e: ast.AST) -> bool:
 
 
 def _plain_globals(tree: ast.Module, mod: _Module) -> dict[str, int]:
-    """Module-level names bound to a plain value (``EPS = 1e-8``) and never to a ``tl.constexpr`` (by a call or an
-    annotation): name -> line of the binding."""
+    """Module-level names bound to a plain value (``EPS = 1e-8``, or annotated, ``HALF: tl.constexpr = 0.5``) and
+    never to a ``tl.constexpr`` instance (``tl.constexpr(0.5)``): name -> line of the binding. Triton's compiler
+    (3.2 on) refuses the annotated form too: its error says that annotating a global as constexpr "is not
+    supported"; a held-out control written so raised a CompilationError on every case of an H100 (triton 3.6)."""
     plain: dict[str, int] = {}
     constexpr: set[str] = set()
     for node in tree.body:
@@ -584,8 +586,13 @@ def _plain_globals(tree: ast.Module, mod: _Module) -> dict[str, int]:
                         plain.setdefault(t.id, node.lineno)
                     else:
                         constexpr.add(t.id)  # a value the walk cannot tell: left alone
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            constexpr.add(node.target.id)  # annotated (``X: tl.constexpr = 2.0``, or any other type): left alone
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            if isinstance(node.value, ast.Call) and mod.tl(node.value.func) == "constexpr":
+                constexpr.add(node.target.id)
+            elif _is_value(node.value):  # ``X: tl.constexpr = 2.0`` is a plain float to the compiler
+                plain.setdefault(node.target.id, node.lineno)
+            else:
+                constexpr.add(node.target.id)
     return {k: v for k, v in plain.items() if k not in constexpr}
 
 
@@ -609,5 +616,5 @@ def _global_reads(fn: ast.FunctionDef, plain: dict[str, int], path: str) -> list
                 message=f"`{node.id}` (line {plain[node.id]}) is a module-level Python value read inside a @triton.jit "
                         "kernel: Triton's compiler refuses globals that are not tl.constexpr, so every launch raises "
                         f"on a GPU, though Triton's interpreter runs it; declare `{node.id} = tl.constexpr(...)` or "
-                        "pass it as an argument"))
+                        "pass it as an argument (an annotation, `X: tl.constexpr = ...`, is not enough)"))
     return found
