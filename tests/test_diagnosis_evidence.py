@@ -2522,3 +2522,45 @@ def test_an_untrusted_randn_case_does_not_show_that_the_kernel_computes():
 
     assert "noop" in kinds(res, untrusted)
     assert "noop" not in kinds(res, dataclasses.replace(res, status=Status.PASSED))  # a pass there: it computes
+
+
+def test_zeros_on_ordinary_data_that_compute_once_the_data_is_scaled_are_digits_lost_not_a_no_op(tmp_path):
+    """sqrt(L^2 + d^2) - L over a 10 km span: a sag of a metre leaves L^2 unchanged in fp32, so most outputs are
+    exactly 0 and the no-op guard names zeros; the same sags x 10 compute. A no-op's zeros stay zeros at any scale
+    (round 37's sagitta on an H100, 1 - cos(s / 2R) of surveying arcs, was ranked no-op 0.97)."""
+    diag = debug(spec_of.excess_length, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "cancellation", text
+    assert "noop-follows-scale" in _kinds(diag.top.supports), text
+    assert "noop" not in _kinds(diag.observations), text
+
+
+def test_a_backward_reading_a_per_channel_operand_along_the_rows_is_a_wrong_axis(tmp_path):
+    """Round 37's scaled LiSHT: the backward broadcast the per-feature slope with [:, None] on square tiles, so row
+    i took slope[i], and 0 past the slope's end. The forward is right. The slope at ones rights the gradients only
+    where its dimension is the longest (the smallest failing case had N = 1: every row past the first took 0); and
+    the slice probe, which watches the forward outputs, said the kernel keeps every slice apart. Before: edge-guard
+    0.6 beside wrong-constant 0.6."""
+    diag = debug(spec_of.gain_grad_rows, budget=40, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-axis" and diag.top.score >= 0.8, text
+    assert "vector-ones-rescues" in _kinds(diag.top.supports), text
+    assert "keeps-slices" not in _kinds(diag.observations), text
+
+
+def test_a_per_channel_operand_is_set_to_ones_where_its_dimension_is_the_longest():
+    """On a failing case where N = 1 and M = 16, a backward that reads gain along the rows takes 0 past gain's end
+    at rows 1..15, which ones cannot right: the structural probe sets gain to ones at N = 16 (that case failing on
+    randn first), where every row's index stays inside gain (round 37's scaled LiSHT, whose probe case had N = 1)."""
+    from kcheck.diagnose._observe import values_right
+    from kcheck.diagnose._sweep import probe_structure
+
+    spec = spec_of.gain_grad_rows
+    report = kcheck.check(spec, tier="quick", large=False).specs[0]
+    ev = Evidence(spec, report, [r for r in report.cases if not r.ok])
+    nominal = next(r.case for r in report.cases if r.case.pattern == "randn")
+    case = dataclasses.replace(nominal, dims=(("M", 16), ("N", 1)))
+    with Prober(spec, detect(), 60) as prober:
+        probe_structure(prober, ev, case)
+    ones = ev.ones[1]
+    assert ones.case.sizes == {"M": 16, "N": 16} and (ones.ok or values_right(ones)), (ones.case.id, ones.reasons)

@@ -2190,3 +2190,39 @@ versine_mrad = kcheck.Spec(
     name="versine_mrad", kernel=lambda x: 1 - torch.cos(x * 1e-3),  # BUG: 2 * sin(theta / 2) ** 2
     reference=lambda x: 2 * torch.sin(x * 5e-4) ** 2, inputs=[kcheck.Tensor("M", "N", name="theta_mrad")],
     dims={"M": kcheck.Dim(nominal=16, max=64), "N": kcheck.Dim(nominal=40, max=96)}, dtypes=["fp32"])
+
+
+# -- The excess length of a cable sagging d metres over a 10 km span, sqrt(L^2 + d^2) - L: in fp32, L^2 = 1e8 has an
+# -- ulp of 8, so a sag of a metre or two leaves it unchanged and the excess is exactly 0; ten times the sag computes
+# -- (d^2 / (sqrt(L^2 + d^2) + L) keeps every digit) --
+
+
+excess_length = kcheck.Spec(
+    name="excess_length", kernel=lambda d: torch.sqrt(1e8 + d * d) - 1e4,  # BUG: d * d / (sqrt(1e8 + d * d) + 1e4)
+    reference=lambda d: d * d / (torch.sqrt(1e8 + d * d) + 1e4), inputs=[kcheck.Tensor("N", name="sag_m")],
+    dims={"N": kcheck.Dim(nominal=3000, max=20000)}, dtypes=["fp32"])
+
+
+# -- A per-channel gain whose backward reads the gain along the rows (as a kernel on square tiles that loads g[cols]
+# -- and broadcasts it with [:, None]): row i takes gain[i], and 0 past the gain's end (the masked load's fill) --
+
+
+class _GainRowsBackward(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, gain: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(x, gain)
+        return x * gain
+
+    @staticmethod
+    def backward(ctx: Any, g: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x, gain = ctx.saved_tensors
+        rows = torch.arange(x.shape[0], device=x.device)
+        padded = torch.cat([gain, gain.new_zeros(max(x.shape[0] - gain.shape[0], 0))])
+        along_rows = padded[rows]
+        return g * along_rows[:, None].to(g.dtype), (g * x).sum(0)  # BUG: g * gain[None, :]
+
+
+gain_grad_rows = kcheck.Spec(
+    name="gain_grad_rows", kernel=lambda x, gain: _GainRowsBackward.apply(x, gain), reference=lambda x, gain: x * gain,
+    inputs=[kcheck.Tensor("M", "N", name="x"), kcheck.Tensor("N", name="gain")],
+    dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=96, real=())}, dtypes=["fp32"], grad=True)

@@ -509,6 +509,24 @@ class Facts:
                     and r.case.pattern == "randn" and not empty(r)}
         noops = [r for r in failing if r.noop]
         hits = [r for r in noops if mode(r.case) not in computes]
+        # nor one whose nominal data gives zeros and, scaled, computed values (finite, every element written):
+        # its output follows the data's size, as 1 - cos(x) does, exactly 0 in fp32 for |x| < 2**-12 and not for a
+        # larger x; a store left out, or a factor that is 0, gives a no-op's output at every scale
+        base = ev.base
+        scaled = [(k, r) for k, r in ev.magnitudes if k > 1 and r.status in (Status.PASSED, Status.FAILED)
+                  and r.compared and not r.noop and not _zeros_shown(r) and not _nonfinite(r)
+                  and all(c.unwritten == 0 for c in r.comparisons)]
+        # (zeros: an output that is an input scales with it, and a probe's scaled data is no guard's input)
+        base_noop = [r for r in failing if base is not None and mode(r.case) == mode(base)
+                     and ((r.noop or "").endswith("exactly zeros") or _zeros_shown(r))
+                     and r.case.pattern == "randn" and r.case.seed == base.seed]
+        if base_noop and scaled:
+            k, r = scaled[0]
+            what = base_noop[0].noop or "the first wrong values are exactly 0"
+            self.add("noop-follows-scale", f"{what} on the nominal randn data ({base_noop[0].case.id}); the same "
+                     f"data x {k:g} {'passes' if r.ok else 'gives computed values'}: the output follows the data's "
+                     "size (a result that rounds to nothing, as 1 - cos(x) of a small x), not a store left out")
+            hits = []
         if hits and len(hits) >= 0.5 * len(valued):
             self.add("noop", f"{len(hits)} case(s): {hits[0].noop} ({hits[0].case.id})")
         elif noops:
@@ -1252,7 +1270,11 @@ class Facts:
                      "apart (a reduction or a broadcast along the wrong axis, or an index into another slice)")
             return
         kept = [(i, d, r) for i, d, _, _, r, _ in self.ev.slices]
-        if kept and not self.ev.slices_unprobed and all(r.status is Status.PASSED for _, _, r in kept):
+        # (the probe watches the forward outputs: where only gradients fail, it says nothing of the backward's reads)
+        backward_only = all(c.output.startswith("grad of") for r in self.ev.failing for c in r.comparisons
+                            if not c.passed)
+        if kept and not self.ev.slices_unprobed and all(r.status is Status.PASSED for _, _, r in kept) \
+                and not backward_only:
             names = ", ".join(f"{_name(self.ev, i)}[{d}]" for i, d, _ in kept)
             self.add("keeps-slices", f"raising one slice of {names} (each dimension the operation keeps apart) "
                      f"changed the kernel's outputs only inside that slice, as the reference's ({kept[0][2].case.id}): "
@@ -1543,6 +1565,13 @@ def symmetric_rescues(ev: Evidence) -> list[int]:
 def values_right(r: CaseResult) -> bool:
     """Every output compared within tolerance, whatever the memory and race checks found."""
     return r.status in (Status.FAILED, Status.PASSED) and bool(r.comparisons) and all(c.passed for c in r.comparisons)
+
+
+def _zeros_shown(r: CaseResult) -> bool:
+    """Whether a failing result's first wrong values (in index order, five at least: a sample of them) are all
+    exactly 0 where the expected values are not. (Its worst may be one that computed: a digit or two left.)"""
+    shown = [m for c in r.comparisons if not c.passed for m in c.first]
+    return len(shown) >= 5 and all(m.actual == 0.0 and m.expected != 0.0 for m in shown)
 
 
 def _elements(r: CaseResult) -> int:

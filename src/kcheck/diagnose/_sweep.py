@@ -30,6 +30,7 @@ from ._observe import (
     most_severe_smallest,
     reads_bumped,
     reduces,
+    shape_dims,
     values_right,
     vector_inputs,
 )
@@ -462,6 +463,26 @@ def square_case(spec: Spec, case: Case, i: int) -> Case | None:
     return square if s[-1] == s[-2] > 1 else None
 
 
+def _operand_longest(p: Prober, ev: Evidence, case: Case, i: int) -> Case:
+    """Where a 1-D per-channel operand's dimension is shorter than another of ``case``: the case with that
+    dimension as long as the longest, when it fails too (its randn control run here); else ``case``. A kernel that
+    reads the operand along another dimension reads past its end where that one is longer, and its masked load's
+    fill there (0) is no value that ones can right; at the operand's full length every index stays inside it."""
+    dims = shape_dims(ev.spec.inputs[i])
+    if dims is None or len(dims) != 1 or not isinstance(dims[0], str) or dims[0] not in case.sizes:
+        return case
+    d = dims[0]
+    longest = max(case.sizes.values())
+    if case.sizes[d] >= longest:
+        return case
+    wide = _with(case, {d: longest}, ev.spec)
+    if wide.sizes[d] <= case.sizes[d]:
+        return case
+    where = ", ".join(f"{k}={v}" for k, v in wide.dims if v != case.sizes.get(k))
+    control = p.run(wide, "input", f"the control at {where} (for the ones of {_name(ev.spec, i)})")
+    return wide if control is not None and control.status is Status.FAILED else case
+
+
 def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
     """On a failing case: repeats, zeroed outputs, ones per input, transposed references, arange decoded."""
     case = dataclasses.replace(case, axis="debug", skip=None, skip_kind=None)
@@ -478,7 +499,10 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
     onesable = tensors + [i for i in vectors if i not in tensors]
     if len(onesable) > 1:
         for i in onesable:
-            r = p.run(case, "input", f"{_name(ev.spec, i)} = ones", ("ones", i))
+            ones_at = _operand_longest(p, ev, case, i) if i in vectors else case
+            where = "" if ones_at == case else " at " + ", ".join(f"{d}={v}" for d, v in ones_at.dims
+                                                                  if v != case.sizes.get(d))
+            r = p.run(ones_at, "input", f"{_name(ev.spec, i)} = ones{where}", ("ones", i))
             if r is not None:
                 ev.ones[i] = r
     if len(vectors) > 1:  # a scale and a shift read along one wrong axis: each alone at ones leaves the other wrong
