@@ -128,7 +128,7 @@ OBSERVATIONS: dict[str, str] = {
     "divergent-barrier": "synccheck: a barrier under a thread-dependent branch",
     "nonfinite-large": "NaN/Inf only on large magnitudes (the large pattern, randn scaled up); randn is right",
     "nonfinite-zero": "NaN/Inf where a sum or spread is zero (zeros, constant rows)",
-    "noop-follows-scale": "a no-op's output on the nominal data, computed values on the same data scaled",
+    "noop-follows-scale": "zeros on the nominal randn data, computed values on the same data scaled up",
     "nonfinite-randn": "NaN/Inf on plain randn data",
     "crash-follows-data": "the crashes are on some data patterns only; randn data of the same sizes runs",
     "nonfinite-shrinks": "NaN/Inf on the nominal randn case, gone when the same data is scaled down",

@@ -296,7 +296,7 @@ PROFILES: list[Profile] = [
              # (sqrt(R0^2 + u^2) - R0 at R0 = 5000 gives 0 or 2**-11 where the result is 1e-5 to 1e-3): only a
              # difference of large, nearly equal terms rounds onto that grid
              ("coarse-grid",): 0.8,
-             # zeros (or an input) on the nominal data and computed values on the same data scaled up: the result
+             # zeros on the nominal data and computed values on the same data scaled up: the result
              # rounds to nothing at ordinary sizes (1 - cos(x) is exactly 0 in fp32 for |x| < 2**-12); not
              # confident alone, a threshold off by orders of magnitude does it too
              ("noop-follows-scale",): 0.6},
