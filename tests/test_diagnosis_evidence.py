@@ -534,15 +534,14 @@ def test_the_ones_experiment_runs_where_the_per_channel_operand_is_the_longest_d
     kind when one failed."""
     from types import SimpleNamespace
 
-    from kcheck.diagnose._decide import _longest
+    from kcheck.diagnose._sweep import operand_longest
 
     spec = spec_of.bias_wrong_axis
-    ev = SimpleNamespace(spec=spec)
     vec = next(i for i, t in enumerate(spec.inputs) if len(getattr(t, "dims", ())) == 1)
     (dim,) = spec.inputs[vec].dims
     other = next(d for d in spec.dim_names() if d != dim)
-    assert _longest(ev, vec, SimpleNamespace(case=SimpleNamespace(sizes={other: 17, dim: 33})))
-    assert not _longest(ev, vec, SimpleNamespace(case=SimpleNamespace(sizes={other: 129, dim: 1})))
+    assert operand_longest(spec, vec, SimpleNamespace(sizes={other: 17, dim: 33}))
+    assert not operand_longest(spec, vec, SimpleNamespace(sizes={other: 129, dim: 1}))
 
 
 def test_a_flat_point_of_a_used_element_is_not_an_element_the_reference_ignores():

@@ -57,7 +57,7 @@ from ._causes import Cause, Observation
 from ._observe import Facts, Severity, is_vector, severity, values_right
 from ._probe import Prober
 from ._rules import CLOSE
-from ._sweep import Decision, Evidence, _with, case_elements
+from ._sweep import Decision, Evidence, _with, case_elements, operand_longest
 
 EDGE = {"edge-guard", "off-by-one-mask", "tail-tile-dropped"}
 AXIS = {"index-transposition", "wrong-axis"}
@@ -432,14 +432,6 @@ def _shift(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Deci
     return run.close("")
 
 
-def _longest(ev: Evidence, i: int, r: CaseResult) -> bool:
-    """Input ``i`` (a per-channel operand) has a dimension at least as long as every dimension of case ``r``."""
-    t = ev.spec.inputs[i]
-    dims = getattr(t, "dims", ())
-    own = max((r.case.sizes.get(d, 0) if isinstance(d, str) else d for d in dims), default=0)
-    return all(own >= v for v in r.case.sizes.values())
-
-
 def _ones(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decision | None:
     vectors = [i for i in range(len(ev.spec.inputs)) if is_vector(ev, i)]
     # a case whose values are wrong and whose accesses are clean: an index past the end of the operand reads
@@ -450,7 +442,7 @@ def _ones(p: Prober, ev: Evidence, facts: Facts, pair: tuple[str, str]) -> Decis
         return None
     # where the per-channel operands' own dimensions are the longest, an index taken along another dimension stays
     # inside them and the ones can show it; a longer other dimension reads past their end (garbage on a GPU)
-    inside = [r for r in clean if all(_longest(ev, i, r) for i in vectors)]
+    inside = [r for r in clean if all(operand_longest(ev.spec, i, r.case) for i in vectors)]
     target = min(inside or clean, key=lambda r: math.prod(max(v, 1) for v in r.case.sizes.values()))
     if ev.minimal is not None and target.case.id == ev.minimal.case.id and all(i in ev.ones for i in vectors):
         return None  # the probes of structure already ran it

@@ -463,19 +463,25 @@ def square_case(spec: Spec, case: Case, i: int) -> Case | None:
     return square if s[-1] == s[-2] > 1 else None
 
 
+def operand_longest(spec: Spec, i: int, case: Case) -> bool:
+    """Input ``i`` (a per-channel operand) has a dimension at least as long as every dimension of ``case``: an index
+    taken along another dimension then stays inside it (past its end a GPU reads garbage, and a masked load its
+    fill, which ones cannot right)."""
+    own = max((case.sizes.get(d, 0) if isinstance(d, str) else d for d in getattr(spec.inputs[i], "dims", ())),
+              default=0)
+    return all(own >= v for v in case.sizes.values())
+
+
 def _operand_longest(p: Prober, ev: Evidence, case: Case, i: int) -> Case:
-    """Where a 1-D per-channel operand's dimension is shorter than another of ``case``: the case with that
-    dimension as long as the longest, when it fails too (its randn control run here); else ``case``. A kernel that
-    reads the operand along another dimension reads past its end where that one is longer, and its masked load's
-    fill there (0) is no value that ones can right; at the operand's full length every index stays inside it."""
+    """Where a 1-D per-channel operand's dimension is shorter than another of ``case`` (``operand_longest``): the
+    case with that dimension as long as the longest, when it fails too (its randn control run here); else
+    ``case``."""
     dims = shape_dims(ev.spec.inputs[i])
-    if dims is None or len(dims) != 1 or not isinstance(dims[0], str) or dims[0] not in case.sizes:
+    if dims is None or len(dims) != 1 or not isinstance(dims[0], str) or dims[0] not in case.sizes \
+            or operand_longest(ev.spec, i, case):
         return case
     d = dims[0]
-    longest = max(case.sizes.values())
-    if case.sizes[d] >= longest:
-        return case
-    wide = _with(case, {d: longest}, ev.spec)
+    wide = _with(case, {d: max(case.sizes.values())}, ev.spec)
     if wide.sizes[d] <= case.sizes[d]:
         return case
     where = ", ".join(f"{k}={v}" for k, v in wide.dims if v != case.sizes.get(k))

@@ -203,11 +203,8 @@ def _check(ex: Execution, result: CaseResult, rules: GradRules) -> None:
 
     # the reference's gradients, in float64
     ref_args = upcast(inputs)
-    for i in wanted:
-        ref_args[i] = ref_args[i].detach().requires_grad_(True)
     try:
-        with torch.enable_grad():
-            ref_outs = _as_tuple(call_reference(spec.reference, spec, case, ref_args, device), "the reference")
+        ref_outs = _reference_graph(spec, case, device, ref_args, wanted)
     except Exception as exc:
         raise _Raised("the reference raised (run with grad)", ReasonKind.REFERENCE_RAISED, exc) from exc
     diff = [k for k, e in enumerate(ref_outs) if e.requires_grad and e.is_floating_point()
@@ -336,6 +333,16 @@ def _check(ex: Execution, result: CaseResult, rules: GradRules) -> None:
         _determinism(spec, wanted, first, expected_t, tols, result, case.repeats, kernel_grads, rules.bits_equal)
 
 
+def _reference_graph(spec: Spec, case: Case, device: str, args: list[Any], wanted: Sequence[int]) -> tuple[Any, ...]:
+    """The reference's outputs on ``args`` (float64, the caller's), with grad: each checked input ``wanted`` made a
+    fresh leaf that requires grad, in ``args`` itself, so the caller differentiates with respect to ``args[i]``.
+    Raises what the reference raises."""
+    for i in wanted:
+        args[i] = args[i].detach().requires_grad_(True)
+    with torch.enable_grad():
+        return _as_tuple(call_reference(spec.reference, spec, case, args, device), "the reference")
+
+
 def typical_scales(spec: Spec, case: Case, device: str,
                    grads: tuple[Sequence[int], Sequence[int], Sequence[torch.Tensor]] | None = None) -> list[float]:
     """The rms of each output of the float64 reference on randn inputs of ``case``'s sizes, precision and seed, or
@@ -352,11 +359,8 @@ def typical_scales(spec: Spec, case: Case, device: str,
                 outs = _as_tuple(call_reference(spec.reference, spec, typical, args, device), "the reference")
             return [rms(e) if e.is_floating_point() else 0.0 for e in outs]
         wanted, diff, upstream = grads
-        for i in wanted:
-            args[i] = args[i].detach().requires_grad_(True)
-        with torch.enable_grad():
-            outs = _as_tuple(call_reference(spec.reference, spec, typical, args, device), "the reference")
-            got = _grads([outs[k] for k in diff], [args[i] for i in wanted], list(upstream))
+        outs = _reference_graph(spec, typical, device, args, wanted)
+        got = _grads([outs[k] for k in diff], [args[i] for i in wanted], list(upstream))
         return [0.0 if g is None else rms(g.detach()) for g in got]
     except Exception:  # a reference that refuses randn data (a domain it checks) gives no scale: the inputs' stays
         return []
@@ -375,19 +379,16 @@ def upstream_spread(spec: Spec, case: Case, device: str, inputs: Sequence[Any], 
     cancellation. Empty where the reference cannot run so."""
     try:
         args = upcast(inputs)
-        for i in wanted:
-            args[i] = args[i].detach().requires_grad_(True)
+        outs = _reference_graph(spec, case, device, args, wanted)
+        flat = [outs[k] for k in diff]
         gen = torch.Generator(device=device).manual_seed(case.seed * 1_000_003 + 17)
         squares = [0.0] * len(wanted)
-        with torch.enable_grad():
-            outs = _as_tuple(call_reference(spec.reference, spec, case, args, device), "the reference")
-            flat = [outs[k] for k in diff]
-            for _ in range(SPREAD_DRAWS):
-                up = [torch.randn(o.shape, dtype=torch.float64, device=device, generator=gen) for o in flat]
-                got = torch.autograd.grad(flat, [args[i] for i in wanted], up, retain_graph=True, allow_unused=True)
-                for j, g in enumerate(got):
-                    if g is not None:
-                        squares[j] += rms(g.detach()) ** 2
+        for _ in range(SPREAD_DRAWS):
+            up = [torch.randn(o.shape, dtype=torch.float64, device=device, generator=gen) for o in flat]
+            got = torch.autograd.grad(flat, [args[i] for i in wanted], up, retain_graph=True, allow_unused=True)
+            for j, g in enumerate(got):
+                if g is not None:
+                    squares[j] += rms(g.detach()) ** 2
         return [math.sqrt(s / SPREAD_DRAWS) for s in squares]
     except Exception:  # a reference whose graph cannot run twice: the case's own scale stays
         return []
