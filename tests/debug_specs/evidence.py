@@ -2207,18 +2207,11 @@ excess_length = kcheck.Spec(
 # -- and broadcasts it with [:, None]): row i takes gain[i], and 0 past the gain's end (the masked load's fill) --
 
 
-class _GainRowsBackward(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx: Any, x: torch.Tensor, gain: torch.Tensor) -> torch.Tensor:
-        ctx.save_for_backward(x, gain)
-        return x * gain
-
+class _GainRowsBackward(_GainLostRows):  # its forward, x * gain; another backward
     @staticmethod
     def backward(ctx: Any, g: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x, gain = ctx.saved_tensors
-        rows = torch.arange(x.shape[0], device=x.device)
-        padded = torch.cat([gain, gain.new_zeros(max(x.shape[0] - gain.shape[0], 0))])
-        along_rows = padded[rows]
+        along_rows = torch.cat([gain, gain.new_zeros(max(x.shape[0] - gain.shape[0], 0))])[: x.shape[0]]
         return g * along_rows[:, None].to(g.dtype), (g * x).sum(0)  # BUG: g * gain[None, :]
 
 
