@@ -25,7 +25,7 @@ from kcheck._device import detect
 from kcheck.diagnose import BUG_CLASSES, Cause, Observation, debug, format_diagnosis
 from kcheck.diagnose._decide import decide
 from kcheck.diagnose._observe import Facts, Severity, severity
-from kcheck.diagnose._probe import Prober, zeroed_outputs
+from kcheck.diagnose._probe import Prober, jittered, zeroed_outputs
 from kcheck.diagnose._rules import diagnose, score
 from kcheck.diagnose._sweep import Evidence, base_case, case_elements, decode_arange, probe_case, sweep_sizes
 
@@ -2391,6 +2391,18 @@ def test_an_error_that_moves_smoothly_with_the_inputs_is_no_rounding(tmp_path):
     for key in ("cancellation", "low-precision-accumulation", "tolerance"):
         cause = _cause(diag, key)
         assert cause is None or "smooth-error" in _kinds(cause.contradicts), text
+
+
+def test_an_error_the_same_inputs_do_not_give_again_says_nothing_of_rounding():
+    """A row sum whose last row adds what lies past its data, a new value at each launch (memory past an allocation,
+    read without access checks): the jitter probe's error changes by about itself, as rounding's does, but so it does
+    on the same inputs. The probe returns NaN there, from which the observer concludes nothing (the row mean read
+    one past its rows, below, ranked cancellation over off-by-one-mask on a loaded machine before); on a kernel whose
+    error comes back, it still measures the change."""
+    x = torch.randn(8, 48, generator=torch.Generator().manual_seed(0))
+    assert torch.isnan(jittered(spec_of.row_sum_reads_garbage).kernel(x)).all()
+    steady = jittered(spec_of.quick_gelu_sign).kernel(x)
+    assert torch.isfinite(steady).all() and float(steady) < 0.05
 
 
 def test_nan_of_a_case_of_an_empty_dimension_says_nothing_of_the_layout(tmp_path):

@@ -2219,3 +2219,23 @@ gain_grad_rows = kcheck.Spec(
     name="gain_grad_rows", kernel=lambda x, gain: _GainRowsBackward.apply(x, gain), reference=lambda x, gain: x * gain,
     inputs=[kcheck.Tensor("M", "N", name="x"), kcheck.Tensor("N", name="gain")],
     dims={"M": kcheck.Dim(nominal=16, real=()), "N": kcheck.Dim(nominal=96, real=())}, dtypes=["fp32"], grad=True)
+
+
+# -- A row sum whose last row also reads what lies past its data, a value that changes from one launch to the next
+# -- (memory past an allocation, as a GPU without access checks lets a kernel read): its error is no function of the
+# -- inputs, and the jitter probe's change of it says nothing of rounding --
+
+_past_end = torch.Generator().manual_seed(5)
+
+
+def _row_sum_reads_garbage(x: torch.Tensor) -> torch.Tensor:
+    out = x.sum(dim=1)
+    out[-1] += 1e15 * torch.randn((), generator=_past_end)  # BUG: the last row reads one element past the data
+    return out
+
+
+row_sum_reads_garbage = kcheck.Spec(
+    name="row_sum_reads_garbage", kernel=_row_sum_reads_garbage, reference=lambda x: x.sum(dim=1),
+    inputs=[kcheck.Tensor("M", "N", name="x")], dims={"M": kcheck.Dim(nominal=16, max=64),
+                                                      "N": kcheck.Dim(nominal=48, max=96)},
+    dtypes=["fp32"])

@@ -1042,7 +1042,7 @@ class Facts:
             return
         plain, r, scale = self.ev.jitter
         c = r.comparisons[0] if r.comparisons else None
-        if c is None:
+        if c is None or c.nan_mismatches or c.inf_mismatches:  # (NaN: the same inputs gave another error)
             return
         ratio = c.max_abs
         if not math.isfinite(ratio):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -560,6 +561,9 @@ def slice_changed(spec: Spec, index: int, dim: int, pos: int, axes: Axes) -> Spe
 #: constant's error moves by that fraction of itself), far above fp32's rounding of the intermediates: a difference
 #: 1 + r of r = 1e-4 rounds anew once r moves by 1e-7.
 JITTER = 2.0 ** -10
+#: The change of the error over the error, from one run of the kernel to the next on the same inputs, past which the
+#: jitter probe concludes nothing: a deterministic kernel gives 0 exactly.
+UNREPEATED = 0.01
 
 
 def jittered(spec: Spec) -> Spec:
@@ -568,7 +572,9 @@ def jittered(spec: Spec) -> Spec:
     error itself (L2 norms of the forward outputs' finite elements); its reference returns 0. An error that is the
     formula's (a wrong constant, a wrong index, a wrong axis) moves smoothly with the inputs: the ratio is a few
     thousandths. An error that is rounding amplified (digits lost to a cancellation, a low-precision sum) is drawn
-    anew by every rounding: the ratio is about 1. The comparison's largest difference is that ratio."""
+    anew by every rounding: the ratio is about 1. The comparison's largest difference is that ratio. The kernel runs
+    twice on the unmoved inputs: where its error is not the same both times (``UNREPEATED``), it returns NaN, and the
+    probe concludes nothing."""
     kernel, reference = spec.kernel, spec.reference
     n_in = len(spec.inputs)
     fresh = _fresh_inputs(spec)
@@ -587,26 +593,37 @@ def jittered(spec: Spec) -> Spec:
                 out.append(a)
         return out
 
-    def error(ins: list[Any], rest: Sequence[Any], kwargs: dict[str, Any]) -> list[torch.Tensor]:
+    def run(ins: list[Any], rest: Sequence[Any], kwargs: dict[str, Any]) -> list[torch.Tensor]:
         outs = as_tuple(kernel(*fresh(ins), *rest, **kwargs), "the kernel")
-        got = [o.detach().to("cpu", torch.float64) for o in outs]
+        return [o.detach().to("cpu", torch.float64) for o in outs]
+
+    def expected(ins: list[Any], kwargs: dict[str, Any]) -> list[torch.Tensor]:
         device = next((a.device for a in ins if isinstance(a, torch.Tensor)), torch.device("cpu"))
         with torch.device(device):
             ref = as_tuple(reference(*upcast(fresh(ins)), **{k: v for k, v in kwargs.items() if k in modes}),
                            "the reference")
-        return [g - e.detach().to("cpu", torch.float64) for g, e in zip(got, ref, strict=True)]
+        return [e.detach().to("cpu", torch.float64) for e in ref]
+
+    def change(before: list[torch.Tensor], after: list[torch.Tensor]) -> float:
+        moved_by = norm = 0.0
+        for b, a in zip(before, after, strict=True):
+            finite = b.isfinite() & a.isfinite()
+            moved_by += float((a[finite] - b[finite]).pow(2).sum())
+            norm += float(b[finite].pow(2).sum())
+        return (moved_by / norm) ** 0.5 if norm > 0 else 0.0
 
     @functools.wraps(kernel)  # __wrapped__: the wrapper keeps the launcher's framework (interpreter checks)
     def k(*args: Any, **kwargs: Any) -> Any:
         ins, rest = list(args[:n_in]), args[n_in:]
-        before, after = error(ins, rest, kwargs), error(moved(ins), rest, kwargs)
-        change = norm = 0.0
-        for b, a in zip(before, after, strict=True):
-            finite = b.isfinite() & a.isfinite()
-            change += float((a[finite] - b[finite]).pow(2).sum())
-            norm += float(b[finite].pow(2).sum())
-        ratio = (change / norm) ** 0.5 if norm > 0 else 0.0
-        return torch.tensor([ratio], dtype=torch.float64)
+        ref, ref_moved = expected(ins, kwargs), expected(moved(ins), kwargs)
+        before = [g - e for g, e in zip(run(ins, rest, kwargs), ref, strict=True)]
+        again = [g - e for g, e in zip(run(ins, rest, kwargs), ref, strict=True)]
+        after = [g - e for g, e in zip(run(moved(ins), rest, kwargs), ref_moved, strict=True)]
+        # an error that the same inputs do not give again (memory read past an allocation, an unordered sum) is no
+        # function of the inputs: its change says nothing of rounding. NaN: the probe concludes nothing
+        if change(before, again) > UNREPEATED:
+            return torch.tensor([math.nan], dtype=torch.float64)
+        return torch.tensor([change(before, after)], dtype=torch.float64)
 
     def r(*args: Any, **kwargs: Any) -> Any:
         return torch.zeros(1, dtype=torch.float64)
