@@ -972,6 +972,20 @@ def test_where_the_probe_case_crashes_the_values_are_decoded_on_the_smallest_cas
     assert "arange-misplaced" in _kinds(diag.top.supports), text
 
 
+def test_where_the_probe_case_crashes_the_layout_probes_run_on_the_smallest_case_that_computed(tmp_path):
+    """A matrix read with its dimensions swapped, whose launcher dies wherever M is odd (as round 37's stoichiometric
+    production did in 5 of 92 failing cases on an H100, ranked kernel-crash 0.6 there): the transposed reference and
+    the symmetric input crash on the smallest failing case, and the slice probe alone said wrong-axis 0.75. Run
+    again on the smallest case that computed, they show the transposition."""
+    diag = debug(spec_of.mix_transposed_crashing, budget=40, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.minimal_case is not None and "M=1," in diag.minimal_case, text  # the crash stays the case shown
+    assert diag.top is not None and diag.top.key == "index-transposition", text
+    assert "transposed-reference" in _kinds(diag.top.supports), text
+    axis = _cause(diag, "wrong-axis")
+    assert axis is None or axis.score < 0.7, text
+
+
 @pytest.mark.interpreter  # the interpreter's race checks see the two programs of each pair
 def test_an_in_place_movement_whose_programs_race_is_a_race_not_a_lost_update(tmp_path):
     """An in-place flip whose swap mask lets both programs of a pair swap it: write-write races, and right while one

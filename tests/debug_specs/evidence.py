@@ -2239,3 +2239,22 @@ row_sum_reads_garbage = kcheck.Spec(
     inputs=[kcheck.Tensor("M", "N", name="x")], dims={"M": kcheck.Dim(nominal=16, max=64),
                                                       "N": kcheck.Dim(nominal=48, max=96)},
     dtypes=["fp32"])
+
+
+# -- A mixing matrix read with its dimensions swapped (rows N long where they are K long), whose launcher dies (as a
+# -- wild read past a tensor kills a GPU process) wherever M is odd: the smallest failing case crashes, and the probes
+# -- of layout learn nothing there; the cases that compute show the transposed reference where K == N --
+
+
+def _mix_read_transposed(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    if x.shape[0] % 2:
+        os.abort()
+    k, n = w.shape
+    return x @ w.reshape(n, k).t()  # BUG: w is [K, N]
+
+
+mix_transposed_crashing = kcheck.Spec(
+    name="mix_transposed_crashing", kernel=_mix_read_transposed, reference=torch.matmul,
+    inputs=[kcheck.Tensor("M", "K", name="x"), kcheck.Tensor("K", "N", name="w")],
+    dims={"M": kcheck.Dim(nominal=16, max=64), "K": kcheck.Dim(nominal=24, max=64),
+          "N": kcheck.Dim(nominal=40, max=96)}, reduce=["K"], dtypes=["fp32"], seeds=1)

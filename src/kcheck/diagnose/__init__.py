@@ -48,6 +48,7 @@ from ._sweep import (
     probe_case,
     probe_conditioning,
     probe_jitter,
+    probe_layout,
     probe_magnitudes,
     probe_structure,
     smallest_failing,
@@ -166,6 +167,11 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
                         valued = valued_case(ev, PROBE_MAX_ELEMENTS)
                         if valued is not None and valued != case and prober.left() > 0:
                             decode_arange(ev, valued, prober)
+                # the probes of layout likewise: a crash gives no value to compare with a transposed reference
+                if ev.minimal is not None and ev.minimal.status in (Status.CRASHED, Status.TIMEOUT):
+                    valued = valued_case(ev, PROBE_MAX_ELEMENTS)
+                    if valued is not None and valued != case and prober.left() > 0:
+                        probe_layout(prober, ev, valued)
                 if sanitize and dev.is_gpu and not ev.sanitizer and prober.left() > 15:
                     _sanitize_case(spec, ev, case, dev, prober.left())
             prober.limit = 1.0

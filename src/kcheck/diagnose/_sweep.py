@@ -514,6 +514,38 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
     if len(vectors) > 1:  # a scale and a shift read along one wrong axis: each alone at ones leaves the other wrong
         names = ", ".join(_name(ev.spec, i) for i in vectors)
         ev.vectors_ones = p.run(case, "input", f"{names} = ones", ("ones", tuple(vectors)))
+    probe_layout(p, ev, case)
+    for prec in ev.spec.precisions:  # dtype: the same case in the Spec's other precisions
+        if prec.name == case.precision:
+            continue
+        r = p.run(dataclasses.replace(case, precision=prec.name), "precision", prec.name)
+        if r is not None:
+            ev.precisions.append((prec.name, r))
+    configs = [tuple(c.items()) for c in ev.spec.configs]
+    if len(configs) > 1:  # the launch configurations: block sizes, warps (one block or many per row)
+        for config in configs:
+            if config == case.config:
+                continue
+            label = ", ".join(f"{k}={v}" for k, v in config) or "default config"
+            r = p.run(dataclasses.replace(case, config=config), "config", label)
+            if r is not None:
+                ev.configs.append((label, r))
+    if ev.spec.stages and p.left() > 0:
+        for stage in ev.spec.stages:
+            r = p.run(case, "stage", f"stage {stage}", ("stage", stage))
+            if r is not None:
+                ev.stages.append((stage, r))
+                if not r.ok:
+                    break
+
+
+def probe_layout(p: Prober, ev: Evidence, case: Case) -> None:
+    """On a failing case (or its square twin): the reference of each input of two dims or more transposed, and each
+    such input made symmetric. Run by ``probe_structure``, and again on the smallest case that computed wrong values
+    where the case the probes ran on crashed (an index that reads far past a tensor at some sizes misplaces values at
+    the others, which these probes show); a result replaces the one of the crashed case."""
+    case = dataclasses.replace(case, axis="debug", skip=None, skip_kind=None)
+    tensors = _input_tensors(ev.spec)
     # the transposed reference of every input of two dims or more: the Tensors, and the Customs that declare their
     # shape (a fixed 3x3 matrix built by the Spec, which no size of the Spec makes non-square)
     shaped = tensors + [i for i, t in enumerate(ev.spec.inputs)
@@ -558,28 +590,6 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
             if shuffled is None or not elements_wrong(shuffled):
                 continue
         ev.symmetric[i] = r
-    for prec in ev.spec.precisions:  # dtype: the same case in the Spec's other precisions
-        if prec.name == case.precision:
-            continue
-        r = p.run(dataclasses.replace(case, precision=prec.name), "precision", prec.name)
-        if r is not None:
-            ev.precisions.append((prec.name, r))
-    configs = [tuple(c.items()) for c in ev.spec.configs]
-    if len(configs) > 1:  # the launch configurations: block sizes, warps (one block or many per row)
-        for config in configs:
-            if config == case.config:
-                continue
-            label = ", ".join(f"{k}={v}" for k, v in config) or "default config"
-            r = p.run(dataclasses.replace(case, config=config), "config", label)
-            if r is not None:
-                ev.configs.append((label, r))
-    if ev.spec.stages and p.left() > 0:
-        for stage in ev.spec.stages:
-            r = p.run(case, "stage", f"stage {stage}", ("stage", stage))
-            if r is not None:
-                ev.stages.append((stage, r))
-                if not r.ok:
-                    break
 
 
 def _ignores_some(spec: Spec, case: Case, i: int) -> bool:
