@@ -1606,6 +1606,18 @@ def test_a_gradient_buffer_never_zeroed_is_an_uninitialized_accumulator(tmp_path
     assert not any(c.score >= 0.7 for c in diag.causes[1:]), text
 
 
+def test_nan_that_zeroed_buffers_take_away_is_no_zero_denominator(tmp_path):
+    """The same gain on all-zero data too: its gradient is NaN there and at every scale of randn data,
+    which is a division by zero's hallmark (0.85 second, behind the right cause, for round 38's LISTA shrinkage,
+    whose backward adds into torch.empty). A zero denominator gives NaN whatever the buffers held before; the NaN
+    here goes when they are zeroed."""
+    diag = debug(spec_of.gain_grad_uninitialized_zeros, budget=60, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "uninitialized-accumulator", text
+    division = _cause(diag, "division-by-zero")
+    assert division is None or ("zeroed-rescues" in _kinds(division.contradicts) and division.score < 0.7), text
+
+
 def test_the_zeroed_probe_leaves_no_mode_behind_when_the_backward_raises():
     """The backward's zeroing is a mode entered and left inside one autograd node: a backward that raises leaves
     the mode stack as it was."""

@@ -9,6 +9,7 @@ Kept out of test files: kcheck's pytest plugin collects module-level Specs there
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import os
 from typing import Any
 
@@ -1138,6 +1139,10 @@ gain_grad_uninitialized = kcheck.Spec(
     inputs=[kcheck.Tensor("M", "N", name="x"), kcheck.Tensor("N", name="gamma")],
     dims={"M": kcheck.Dim(nominal=64, max=256), "N": kcheck.Dim(nominal=32, max=128)}, dtypes=["fp32"],
     patterns=["randn"], layouts=("contiguous",), seeds=1, grad=True)
+
+# the same gain on all-zero data too: its gradient is NaN there, as a zero denominator's would be
+gain_grad_uninitialized_zeros = dataclasses.replace(
+    gain_grad_uninitialized, name="gain_grad_uninitialized_zeros", patterns=["randn", "zeros"])
 
 
 # -- a trailing moving average whose window takes one element too many: right while the series is no longer than the

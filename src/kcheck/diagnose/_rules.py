@@ -271,7 +271,8 @@ PROFILES: list[Profile] = [
             # nor NaN on randn that a smaller scale of the same data takes away: a zero stays zero at any scale
             # nor the 0 / 0 of a loop that summed nothing: finite wrong values past one block are its dropped tail
             contradicts={"oob": 0.3, "edge-pattern": 0.3, "nonfinite-randn": 0.3, "nonfinite-strided": 0.3,
-                         "nonfinite-constant-only": 0.3, "nonfinite-shrinks": 0.3, "nonfinite-below-one-block": 0.3},
+                         "nonfinite-constant-only": 0.3, "nonfinite-shrinks": 0.3, "nonfinite-below-one-block": 0.3,
+                         "zeroed-rescues": 0.3},
             # NaN computed at ragged sizes with every access in bounds: the masked lanes' 0 / 0, which is this
             # cause at the edge of a block and on randn data
             unless={"edge-pattern": "nonfinite-edge", "nonfinite-randn": ("nonfinite-edge", "nonfinite-scale-free")},
