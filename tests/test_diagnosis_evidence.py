@@ -2419,16 +2419,19 @@ def test_an_error_that_moves_smoothly_with_the_inputs_is_no_rounding(tmp_path):
         assert cause is None or "smooth-error" in _kinds(cause.contradicts), text
 
 
-def test_an_error_the_same_inputs_do_not_give_again_says_nothing_of_rounding():
+def test_an_error_the_same_inputs_do_not_give_again_says_nothing_of_rounding(tmp_path):
     """A row sum whose last row adds what lies past its data, a new value at each launch (memory past an allocation,
     read without access checks): the jitter probe's error changes by about itself, as rounding's does, but so it does
-    on the same inputs. The probe returns NaN there, from which the observer concludes nothing (the row mean read
-    one past its rows, below, ranked cancellation over off-by-one-mask on a loaded machine before); on a kernel whose
-    error comes back, it still measures the change."""
+    on the same inputs. The probe returns NaN there, from which the observer concludes nothing, and its line says
+    so (the row mean read one past its rows, below, ranked cancellation over off-by-one-mask on a loaded machine
+    before); on a kernel whose error comes back, it still measures the change."""
     x = torch.randn(8, 48, generator=torch.Generator().manual_seed(0))
     assert torch.isnan(jittered(spec_of.row_sum_reads_garbage).kernel(x)).all()
     steady = jittered(spec_of.quick_gelu_sign).kernel(x)
     assert torch.isfinite(steady).all() and float(steady) < 0.05
+    diag = debug(spec_of.row_sum_reads_garbage, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    jitter = [e for e in diag.experiments if e.axis == "jitter"]
+    assert jitter and "nothing concluded" in jitter[0].detail, format_diagnosis(diag)
 
 
 def test_nan_of_a_case_of_an_empty_dimension_says_nothing_of_the_layout(tmp_path):

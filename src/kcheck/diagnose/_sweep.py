@@ -434,6 +434,9 @@ def probe_jitter(p: Prober, ev: Evidence) -> None:
                   ("jitter", scale))
     if moved is not None and moved.status in (Status.PASSED, Status.FAILED):
         ev.jitter = (plain, moved, scale)
+        if any(c.nan_mismatches for c in moved.comparisons):  # the probe's NaN: it concludes nothing
+            p.experiments[-1].detail = ("the kernel's error on the unmoved inputs was not the same twice (memory "
+                                        "read past an allocation, an unordered sum): nothing concluded")
 
 
 def square_case(spec: Spec, case: Case, i: int) -> Case | None:
