@@ -18,7 +18,10 @@ enclosing function as ``kernel``:
   block- or grid-stride loops (``for (i = threadIdx.x; i < bound; i += stride)`` with bound and stride uniform) are
   left out. A call, under such a branch or loop, of a function of the same source that reaches ``__syncthreads()``
   (itself or through other such functions: a block reduction helper) counts as the barrier. ``__syncwarp()`` with the
-  full mask inside a branch on threadIdx.x that differs within a warp.
+  full mask inside a branch on threadIdx.x that differs within a warp. A warning: a ``return`` under a branch on
+  threadIdx before a store to a ``__shared__`` array and a later block barrier (``if (col >= n) return;`` before the
+  staging loop): the threads that leave never stage their slots, which the others may read after the barrier (a
+  halo, a tail); since Volta the barrier waits for the threads that have not exited only, so it does not hang.
 - ``triton-pid-stride-int32`` (Triton): ``tl.program_id`` (or a value derived from it, not cast to int64) times a
   runtime (non-constexpr) size or stride: error; times a named ``tl.constexpr`` (``pid * BLOCK``): warning, as it wraps
   only past 2**31 elements. Reported only when the product's value reaches the pointer of a load/store/atomic (or a

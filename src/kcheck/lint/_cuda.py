@@ -31,6 +31,7 @@ from ._cuda_parse import (
     _functions,
     _Node,
     _split,
+    _Stmt,
     _strip,
     _Tok,
     _tokenize,
@@ -89,6 +90,7 @@ class _Checker:
         self.params(body, fn)
         body.walk(fn.body[0], fn.body[1], ())
         self.vars, self.stmts, self.assigns, self.key = body.vars, body.stmts, body.assigns, body.key
+        self.exits = body.exits
         self.consts = set(fn.consts)
         self.resolve()
 
@@ -410,7 +412,41 @@ class _Checker:
                     bad = [c for c in s.conds if self.cond_varies(c) and not (c.kind == "for" and self.strided_loop(c))]
                 if bad:
                     found.append(self.barrier_finding(name, k, bad[-1], through=through))
+                elif name in _BLOCK_BARRIERS:
+                    exit_ = self.exit_before(k, s)
+                    if exit_ is not None:
+                        found.append(self.exit_finding(name, k, *exit_))
         return found
+
+    def exit_before(self, k: int, s: _Stmt) -> tuple[int, _Cond, int] | None:
+        """A ``return`` that a thread-dependent branch takes before the barrier at ``k`` (outside that branch), with a
+        store to a shared array between the two: (the return's token, its branch, the store's token)."""
+        toks = self.toks
+        for ret, conds in self.exits:
+            if ret >= k:
+                break
+            bad = [c for c in conds if c not in s.conds and self.cond_varies(c)
+                   and not (c.kind == "for" and self.strided_loop(c))]
+            if not bad:
+                continue
+            for j in range(ret, k - 1):
+                v = self.vars.get(self.key.get(j, "")) if toks[j].kind == "id" else None
+                if v is None or not v.shared or toks[j + 1].text != "[":
+                    continue
+                close = self.match.get(j + 1, -1)
+                if 0 < close < k - 1 and toks[close + 1].text in _ASSIGN_OPS:
+                    return ret, bad[-1], j
+        return None
+
+    def exit_finding(self, name: str, k: int, ret: int, c: _Cond, store: int) -> Finding:
+        cond = self.text(c.lo, c.hi)
+        msg = (f"`return` under `{cond}` (line {self.line(ret)}), which depends on the thread index, comes before "
+               f"the store to shared `{self.toks[store].text}` (line {self.line(store)}) and `{name}()`: the threads "
+               "that leave never stage their slots of it, which the others may read after the barrier (a halo, a "
+               "tail), and before Volta they never arrive at the barrier; keep every thread to the barrier and guard "
+               "only its global loads and stores")
+        return Finding(tool="lint", kind="divergent-barrier", severity="warning", message=msg, kernel=self.fn.name,
+                       file=self.path, line=self.line(ret))
 
     def barrier_finding(self, name: str, k: int, c: _Cond, through: bool = False) -> Finding:
         cond = self.text(c.lo, c.hi)

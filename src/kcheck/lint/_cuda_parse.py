@@ -464,6 +464,7 @@ class _Body:
         self.vars: dict[str, _Var] = {}
         self.stmts: list[_Stmt] = []
         self.assigns: list[_Assign] = []
+        self.exits: list[tuple[int, tuple[_Cond, ...]]] = []  # each ``return``: its token, its enclosing conditions
         self.key: dict[int, str] = {}
         self.scopes: list[dict[str, str]] = [{}]
         self.count: dict[str, int] = {}
@@ -565,6 +566,8 @@ class _Body:
             return self.stmt(i + 1, hi, conds) if i + 1 < hi else i + 1
         if toks[i].kind == "id" and i + 1 < hi and toks[i + 1].text == ":":  # a label
             return i + 2
+        if t in ("return", "co_return") and self.record:
+            self.exits.append((i, conds))
         start = i + (t in ("return", "co_return"))  # return x[row * n]: the expression is checked too
         k = i
         while k < hi and toks[k].text != ";":
