@@ -986,6 +986,18 @@ def test_where_the_probe_case_crashes_the_layout_probes_run_on_the_smallest_case
     assert axis is None or axis.score < 0.7, text
 
 
+def test_where_the_probe_case_computes_nan_the_layout_probes_run_on_a_case_with_finite_values(tmp_path):
+    """The swapped read again, from the storage as if contiguous: strided cases read their padding (NaN), and the
+    smallest NaN case is where the probes run (round 36's factor exposure on an H100: a bf16 'ones' strided case, and
+    the slice probe alone said wrong-axis 0.75; on the CPU, whose probe case was finite, index-transposition 0.95)."""
+    diag = debug(spec_of.mix_transposed_flat, budget=40, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "index-transposition", text
+    assert "transposed-reference" in _kinds(diag.top.supports), text
+    axis = _cause(diag, "wrong-axis")
+    assert axis is None or axis.score < 0.7, text
+
+
 @pytest.mark.interpreter  # the interpreter's race checks see the two programs of each pair
 def test_an_in_place_movement_whose_programs_race_is_a_race_not_a_lost_update(tmp_path):
     """An in-place flip whose swap mask lets both programs of a pair swap it: write-write races, and right while one

@@ -2263,3 +2263,21 @@ mix_transposed_crashing = kcheck.Spec(
     inputs=[kcheck.Tensor("M", "K", name="x"), kcheck.Tensor("K", "N", name="w")],
     dims={"M": kcheck.Dim(nominal=16, max=64), "K": kcheck.Dim(nominal=24, max=64),
           "N": kcheck.Dim(nominal=40, max=96)}, reduce=["K"], dtypes=["fp32"], seeds=1)
+
+
+# -- The same mixing matrix read with its dimensions swapped, from its storage as if it were contiguous: a strided
+# -- view's padding (NaN, as kcheck pads it) comes in, so the smallest failing cases of the most severe kind are NaN
+# -- ones, where no value can match a transposed reference --
+
+
+def _mix_read_flat(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    k, n = w.shape
+    flat = torch.as_strided(w, (k * n,), (1,))  # BUG: w's own strides, and its rows are N long
+    return x @ flat.reshape(n, k).t()
+
+
+mix_transposed_flat = kcheck.Spec(
+    name="mix_transposed_flat", kernel=_mix_read_flat, reference=torch.matmul,
+    inputs=[kcheck.Tensor("M", "K", name="x"), kcheck.Tensor("K", "N", name="w")],
+    dims={"M": kcheck.Dim(nominal=16, max=64), "K": kcheck.Dim(nominal=24, max=64),
+          "N": kcheck.Dim(nominal=40, max=96)}, reduce=["K"], dtypes=["fp32"], seeds=1)

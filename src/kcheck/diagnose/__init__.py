@@ -45,6 +45,8 @@ from ._sweep import (
     base_case,
     case_elements,
     decode_arange,
+    finite_case,
+    finite_failure,
     probe_case,
     probe_conditioning,
     probe_jitter,
@@ -167,11 +169,11 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
                         valued = valued_case(ev, PROBE_MAX_ELEMENTS)
                         if valued is not None and valued != case and prober.left() > 0:
                             decode_arange(ev, valued, prober)
-                # the probes of layout likewise: a crash gives no value to compare with a transposed reference
-                if ev.minimal is not None and ev.minimal.status in (Status.CRASHED, Status.TIMEOUT):
-                    valued = valued_case(ev, PROBE_MAX_ELEMENTS)
-                    if valued is not None and valued != case and prober.left() > 0:
-                        probe_layout(prober, ev, valued)
+                # the probes of layout likewise: a crash or NaN gives no value to compare with a transposed reference
+                if ev.minimal is not None and not finite_failure(ev.minimal):
+                    finite = finite_case(ev, PROBE_MAX_ELEMENTS)
+                    if finite is not None and finite != case and prober.left() > 0:
+                        probe_layout(prober, ev, finite)
                 if sanitize and dev.is_gpu and not ev.sanitizer and prober.left() > 15:
                     _sanitize_case(spec, ev, case, dev, prober.left())
             prober.limit = 1.0

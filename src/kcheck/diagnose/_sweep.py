@@ -259,6 +259,23 @@ def valued_case(ev: Evidence, max_elements: int) -> Case | None:
     return None if best is None else best.case
 
 
+def finite_failure(r: CaseResult) -> bool:
+    """A case that computed wrong values, every one finite and written: one whose values a probe can compare."""
+    return r.status is Status.FAILED and not any(c.nan_mismatches or c.inf_mismatches or c.unwritten
+                                                 for c in r.comparisons)
+
+
+def finite_case(ev: Evidence, max_elements: int) -> Case | None:
+    """The smallest case whose wrong values are all finite and written (randn data first) among the failures the
+    matrix and the size sweep found, up to ``max_elements`` elements: where the probes of layout can compare values
+    when the case they ran on crashed or computed NaN (a swapped stride that also reads a strided view's padding)."""
+    cands = [r for r in failures(ev) if finite_failure(r) and r.case.axis != "large"
+             and case_elements(ev.spec, r.case) <= max_elements]
+    best = min(cands, key=lambda r: (r.case.pattern != "randn", case_elements(ev.spec, r.case), r.case.id),
+               default=None)
+    return None if best is None else best.case
+
+
 def case_elements(spec: Spec, case: Case) -> int:
     """Elements of the case's largest tensor, as the matrix counts them (inputs and outputs)."""
     return max((numel(s) for s in tensor_shapes(spec, dict(case.sizes))), default=0)
@@ -544,9 +561,9 @@ def probe_structure(p: Prober, ev: Evidence, case: Case) -> None:
 
 def probe_layout(p: Prober, ev: Evidence, case: Case) -> None:
     """On a failing case (or its square twin): the reference of each input of two dims or more transposed, and each
-    such input made symmetric. Run by ``probe_structure``, and again on the smallest case that computed wrong values
-    where the case the probes ran on crashed (an index that reads far past a tensor at some sizes misplaces values at
-    the others, which these probes show); a result replaces the one of the crashed case."""
+    such input made symmetric. Run by ``probe_structure``, and again on the smallest case with finite wrong values
+    where the case the probes ran on crashed or computed NaN (an index that reads far past a tensor at some sizes
+    misplaces values at the others, which these probes show); a result replaces the one of that case."""
     case = dataclasses.replace(case, axis="debug", skip=None, skip_kind=None)
     tensors = _input_tensors(ev.spec)
     # the transposed reference of every input of two dims or more: the Tensors, and the Customs that declare their
