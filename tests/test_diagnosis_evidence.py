@@ -972,26 +972,18 @@ def test_where_the_probe_case_crashes_the_values_are_decoded_on_the_smallest_cas
     assert "arange-misplaced" in _kinds(diag.top.supports), text
 
 
-def test_where_the_probe_case_crashes_the_layout_probes_run_on_the_smallest_case_that_computed(tmp_path):
-    """A matrix read with its dimensions swapped, whose launcher dies wherever M is odd (as round 37's stoichiometric
-    production did in 5 of 92 failing cases on an H100, ranked kernel-crash 0.6 there): the transposed reference and
-    the symmetric input crash on the smallest failing case, and the slice probe alone said wrong-axis 0.75. Run
-    again on the smallest case that computed, they show the transposition."""
-    diag = debug(spec_of.mix_transposed_crashing, budget=40, out_dir=tmp_path, repro=False, maps=False)
+@pytest.mark.parametrize("name", ["mix_transposed_crashing", "mix_transposed_flat"])
+def test_where_the_probe_case_gives_no_value_the_layout_probes_run_on_a_case_with_finite_values(tmp_path, name):
+    """A matrix read with its dimensions swapped, where the smallest failing case of the most severe kind gives no
+    value to compare: its launcher dies wherever M is odd (as round 37's stoichiometric production did in 5 of 92
+    failing cases on an H100, ranked kernel-crash 0.6 there), or it reads the storage as if contiguous and takes a
+    strided view's NaN padding in (round 36's factor exposure on an H100, probed on a bf16 'ones' strided case). The
+    slice probe alone then said wrong-axis 0.75; run again on the smallest case with finite wrong values, the
+    transposed reference shows the transposition. A crash stays the case shown."""
+    diag = debug(getattr(spec_of, name), budget=40, out_dir=tmp_path, repro=False, maps=False)
     text = format_diagnosis(diag)
-    assert diag.minimal_case is not None and "M=1," in diag.minimal_case, text  # the crash stays the case shown
-    assert diag.top is not None and diag.top.key == "index-transposition", text
-    assert "transposed-reference" in _kinds(diag.top.supports), text
-    axis = _cause(diag, "wrong-axis")
-    assert axis is None or axis.score < 0.7, text
-
-
-def test_where_the_probe_case_computes_nan_the_layout_probes_run_on_a_case_with_finite_values(tmp_path):
-    """The swapped read again, from the storage as if contiguous: strided cases read their padding (NaN), and the
-    smallest NaN case is where the probes run (round 36's factor exposure on an H100: a bf16 'ones' strided case, and
-    the slice probe alone said wrong-axis 0.75; on the CPU, whose probe case was finite, index-transposition 0.95)."""
-    diag = debug(spec_of.mix_transposed_flat, budget=40, out_dir=tmp_path, repro=False, maps=False)
-    text = format_diagnosis(diag)
+    if name == "mix_transposed_crashing":
+        assert diag.minimal_case is not None and "M=1," in diag.minimal_case, text
     assert diag.top is not None and diag.top.key == "index-transposition", text
     assert "transposed-reference" in _kinds(diag.top.supports), text
     axis = _cause(diag, "wrong-axis")
