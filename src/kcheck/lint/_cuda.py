@@ -207,6 +207,11 @@ class _Checker:
     def cond_varies(self, c: _Cond, names: set[str] | None = None, lane: bool = False) -> bool:
         return self.depends(c.lo, c.hi, self.varying if names is None else names, lane)
 
+    def diverges(self, c: _Cond) -> bool:
+        """Threads of one block take the branch (or run the loop) differently: its condition depends on the thread
+        index, and it is not a block- or grid-stride loop (``strided_loop``)."""
+        return self.cond_varies(c) and not (c.kind == "for" and self.strided_loop(c))
+
     def strided_loop(self, c: _Cond) -> bool:
         """``for (i = threadIdx.x; i < bound; i += stride)`` with bound and stride the same in every thread: a block-
         or grid-stride loop, whose trip count differs by at most one and which authors round up when it holds a
@@ -409,7 +414,7 @@ class _Checker:
                         continue
                     bad = [c for c in s.conds if self.cond_varies(c, self.lane, lane=True)]
                 else:
-                    bad = [c for c in s.conds if self.cond_varies(c) and not (c.kind == "for" and self.strided_loop(c))]
+                    bad = [c for c in s.conds if self.diverges(c)]
                 if bad:
                     found.append(self.barrier_finding(name, k, bad[-1], through=through))
                 elif name in _BLOCK_BARRIERS:
@@ -425,8 +430,7 @@ class _Checker:
         for ret, conds in self.exits:
             if ret >= k:
                 break
-            bad = [c for c in conds if c not in s.conds and self.cond_varies(c)
-                   and not (c.kind == "for" and self.strided_loop(c))]
+            bad = [c for c in conds if c not in s.conds and self.diverges(c)]
             if not bad:
                 continue
             for j in range(ret, k - 1):
