@@ -4,8 +4,8 @@ probe timed by its axis (size, padding, ends, transpose, decide, ...; the seeds 
 
     python benchmarks/probe_cost.py [SPEC_NAME ...]     (default: the evidence kernels of tests/debug_specs)
 
-Prints, per Spec, the debugger's experiment seconds and the share of each axis; then the totals. On a CPU the
-probes run in this process under Triton's interpreter; on a GPU, each in an isolated worker.
+Prints, per Spec, the debugger's experiment seconds and the share of each axis; then the totals. Each probe runs in
+an isolated worker (on a CPU under Triton's interpreter); benchmarks/probe_isolation.py measures what that costs.
 """
 
 from __future__ import annotations

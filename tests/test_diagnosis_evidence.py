@@ -2608,3 +2608,17 @@ def test_a_per_channel_operand_is_set_to_ones_where_its_dimension_is_the_longest
         probe_structure(prober, ev, case)
     ones = ev.ones[1]
     assert ones.case.sizes == {"M": 16, "N": 16} and (ones.ok or values_right(ones)), (ones.case.id, ones.reasons)
+
+
+def test_a_probe_that_crashes_costs_one_probe_on_a_cpu_too():
+    """The debugger's probes run in a worker on a CPU as on a GPU, whether or not a case of the check crashed: a
+    probe (a size, a pattern or a variant the check never ran) may be the first to crash, and the process that
+    called the debugger must outlive it. Before, on a CPU, probes ran in the caller's process unless a case had
+    crashed: this launcher's abort at odd M ended it."""
+    spec = spec_of.permute_wrong_layout_crashing
+    odd = next(c for c in kcheck.matrix(spec, tier="quick") if c.sizes["M"] % 2)
+    with Prober(spec, detect(), 60) as prober:
+        assert prober.worker is not None
+        res = prober.run(odd, "size", "odd M")
+    assert res is not None and res.status is Status.CRASHED, res
+    assert prober.experiments[-1].label == "odd M" and not prober.experiments[-1].passed

@@ -226,3 +226,57 @@ def test_a_script_that_calls_kcheck_at_its_top_level_gets_the_fix_not_a_bootstra
     assert out.returncode == 0 and len(lines) >= 2, out.stdout + out.stderr[-2000:]
     assert all(ln.startswith("CASE error") and 'if __name__ == "__main__":' in ln for ln in lines), lines
     assert "bootstrapping phase" not in out.stderr, out.stderr[-2000:]
+
+
+def _run_script(tmp_path, body: str) -> tuple[int, list[str], str]:
+    """Run ``body`` as a main script beside the examples; its CASE lines, exit code and stderr's tail."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    script = tmp_path / "guarded.py"
+    script.write_text(f"import os, sys\nsys.path.insert(0, {str(root / 'examples')!r})\n" + body)
+    env = {k: v for k, v in os.environ.items() if k != "KCHECK_WORKER_START"}  # the default, forkserver
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, env=env,
+                         cwd=tmp_path)
+    return out.returncode, [ln for ln in out.stdout.splitlines() if ln.startswith("CASE")], out.stderr[-2000:]
+
+
+def test_a_spec_a_script_takes_from_its_module_runs_in_workers_that_import_that_module(tmp_path):
+    """A script holding another module's Spec in a variable under its main guard holds it at its top level too (and
+    multiprocessing names the script ``__mp_main__`` as well as ``__main__``). Before, the workers imported the
+    script, where the guarded block does not run, and every case ended "LookupError: no Spec named ...": the Spec's
+    home is now the module that defines it."""
+    rc, lines, err = _run_script(tmp_path, (
+        "import kcheck, vector_add\n"
+        "if __name__ == '__main__':\n"
+        "    spec = getattr(vector_add, 'spec')\n"
+        "    rep = kcheck.check(spec, tier='quick', isolate=True, cases=['N=1,', 'N=129,fp32,randn'])\n"
+        "    for r in rep.specs[0].cases:\n"
+        "        print('CASE', r.status.value, r.reasons[0] if r.reasons else '')\n"))
+    assert rc == 0 and len(lines) >= 2, (lines, err)
+    assert all(ln.startswith("CASE passed") for ln in lines), lines
+
+
+def test_a_spec_defined_under_the_main_guard_is_not_run_nor_debugged_in_the_callers_process(tmp_path):
+    """A Spec built under the main guard exists only in the script's process: no worker can import it. Each case
+    says so, with the fix, and is not a failure of the kernel; the debugger says nothing ran. Before, the cases were
+    plain errors ("the worker could not run the case: LookupError"), the debugger took them for failures, and as
+    none had crashed it probed the kernel in the script's own process: this kernel's abort ended the script."""
+    rc, lines, err = _run_script(tmp_path, (
+        "import kcheck, torch\n"
+        "def dies(x):\n"
+        "    os.abort()\n"
+        "if __name__ == '__main__':\n"
+        "    spec = kcheck.Spec(name='dies', kernel=dies, reference=torch.neg, inputs=[kcheck.Tensor('N')])\n"
+        "    rep = kcheck.check(spec, tier='quick', isolate=True)\n"
+        "    for r in rep.specs[0].cases[:3]:\n"
+        "        print('CASE', r.status.value, r.never_ran, r.reasons[0] if r.reasons else '')\n"
+        "    diag = kcheck.debug(spec, budget=20, repro=False, maps=False)\n"
+        "    print('CASE debug', diag.not_run)\n"))
+    assert rc == 0 and len(lines) == 4, (rc, lines, err)
+    assert all(ln.startswith("CASE error True") and "found no Spec named 'dies'" in ln
+               and "define the Spec at module level" in ln for ln in lines[:3]), lines
+    assert lines[3].startswith("CASE debug error: not run: the worker imported"), lines[3]

@@ -268,7 +268,12 @@ class SpecRef:
 
 
 def locate(spec: Spec) -> SpecRef | None:
-    """The module-level home of ``spec``, or None (a Spec built inside a function cannot be re-imported)."""
+    """The module-level home of ``spec``, or None (a Spec built inside a function cannot be re-imported).
+
+    A module other than the main script comes first: a script that takes a Spec from another module into a variable
+    (``spec = module.my_spec`` under ``if __name__ == "__main__":``) holds it at its top level too, but a worker
+    that imports the script does not run that block and would find no Spec there."""
+    main, script = None, sys.modules.get("__main__")  # also ``__mp_main__``: multiprocessing's name for it
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
         if not path or not path.endswith(".py"):
@@ -278,8 +283,10 @@ def locate(spec: Spec) -> SpecRef | None:
         except TypeError:
             continue
         if any(v is spec for v in values):
-            return SpecRef(os.path.abspath(path), spec.name)
-    return None
+            if module is not script:
+                return SpecRef(os.path.abspath(path), spec.name)
+            main = main or SpecRef(os.path.abspath(path), spec.name)
+    return main
 
 
 def find_spec(ref: SpecRef, *, import_timeout: float | None = None) -> Spec:

@@ -42,6 +42,8 @@ class ReasonKind(str, enum.Enum):
     TIMEOUT = "timeout"  # the case did not finish in time
     WORKER = "worker"  # no worker could run the case (the Spec cannot be imported there, the worker broke)
     NO_WORKER = "no-worker"  # no worker process could start, twice: the case never ran (the machine, not the kernel)
+    NOT_IMPORTABLE = "not-importable"  # the worker could not import the Spec: the case never ran (where the Spec is
+    # defined, not the kernel)
     OUT_OF_MEMORY = "out-of-memory"  # beside an error's reason: the device ran out of memory (a pool reruns it alone)
     # warnings
     ILL_CONDITIONED = "ill-conditioned"  # the framework's own same-precision result fails too: mismatches forgiven
@@ -139,6 +141,12 @@ class CaseResult:
     @property
     def ok(self) -> bool:
         return self.status in (Status.PASSED, Status.SKIPPED, Status.UNTRUSTED)
+
+    @property
+    def never_ran(self) -> bool:
+        """The kernel did not run for this case: no worker could start, or none could import the Spec. Such a case
+        says nothing about the kernel."""
+        return any(kind_of(r) in (ReasonKind.NO_WORKER, ReasonKind.NOT_IMPORTABLE) for r in self.reasons)
 
     def reasons_of(self, kind: ReasonKind) -> list[str]:
         """The reasons of this kind."""

@@ -25,7 +25,7 @@ from .._device import DeviceInfo, detect, enable_interpreter_if_no_gpu
 from .._discover import locate
 from .._errors import SpecError
 from .._options import Options
-from .._results import CaseResult, ReasonKind, Report, SpecReport, Status
+from .._results import CaseResult, Report, SpecReport, Status
 from .._spec import Spec
 from ..backends import backend_of
 from ..cases import Case
@@ -111,8 +111,8 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
     if report is None:  # in workers: a crash or a hang costs one case, not the debugger
         report = check(spec, opts, large=opts.large and dev.is_gpu if large is None else large, isolate=True,
                        cases=None, resources=False).specs[0]
-    # a case no worker could run (one that did not start) says nothing about the kernel
-    failing = [r for r in report.cases if not r.ok and not r.reasons_of(ReasonKind.NO_WORKER)]
+    # a case no worker could run (one that did not start, or could not import the Spec) says nothing about the kernel
+    failing = [r for r in report.cases if not r.ok and not r.never_ran]
     ev = Evidence(spec, report, failing, interpreted=backend_of(spec.kernel).interpreted(dev)
                   and opts.interpreter_checks)
     ev.lint = lint_spec(spec)
@@ -131,11 +131,11 @@ def debug(spec: Spec, options: Options | None = None, *, report: SpecReport | No
     t_experiments = time.perf_counter()
     if failing:
         dangerous = any(r.status in (Status.CRASHED, Status.TIMEOUT) for r in failing)
-        with Prober(spec, dev, diag.budget_seconds, isolate=dangerous,
+        with Prober(spec, dev, diag.budget_seconds,
                     options=RunOptions(interpreter_checks=opts.interpreter_checks)) as prober:
-            if dangerous and prober.worker is None:
-                diag.notes.append("the kernel crashed or hung and the Spec is not at module level: the probes run in "
-                                  "this process")
+            if prober.worker is None:
+                diag.notes.append(("the kernel crashed or hung and " if dangerous else "")
+                                  + "the Spec is not at module level: the probes run in this process")
             ev.base = base_case(spec, report)
             if ev.base is None:
                 diag.notes.append("no nominal randn case in the report: no size sweep or magnitude probe")

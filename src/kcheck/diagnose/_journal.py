@@ -2,25 +2,24 @@
 journal shows (the first step where NaN, Inf or an outlier appears, and in which block or warp) cited in the
 diagnosis as an experiment and a note.
 
-The variant is called like the kernel plus ``journal=`` (a ``kcheck.journal.Journal`` on the case's device). Where
-a kernel may crash its process (on a GPU, or when a case crashed or hung) it runs in a spawned worker process that
-imports the Spec's module again and sends back the summary; elsewhere (Triton's interpreter) it runs in this
-process under the interpreter's memory checks, as the debugger's other CPU probes do.
+The variant is called like the kernel plus ``journal=`` (a ``kcheck.journal.Journal`` on the case's device). It
+runs in a spawned worker process that imports the Spec's module again and sends back the summary (under Triton's
+interpreter with its memory checks, as the case ran): a kernel may crash its process. Only a Spec not defined at
+module level, which no worker can import, runs it in this process, and only on a CPU where no case crashed or hung.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import multiprocessing as mp
 import os
-import sys
 import time
 import traceback
 from typing import TYPE_CHECKING, Any
 
 import torch
 
+from .._discover import SpecRef, find_spec, locate
 from .._dtypes import PRECISIONS
 from ..cases import call_kernel, make_args
 from ._causes import Experiment
@@ -63,36 +62,15 @@ def run_journaled(spec: Spec, case: Case, device: str, *, checks: bool = False) 
     return journal.summary()
 
 
-def _locate(spec: Spec) -> str | None:
-    """The file of the module that holds ``spec`` at module level (a worker imports it again), or None."""
-    for module in list(sys.modules.values()):
-        path = getattr(module, "__file__", None)
-        if not path or not path.endswith(".py"):
-            continue
-        try:
-            if any(v is spec for v in list(vars(module).values())):
-                return os.path.abspath(path)
-        except TypeError:
-            continue
-    return None
-
-
-def _worker(conn: Connection, path: str, name: str, case: Case) -> None:
+def _worker(conn: Connection, ref: SpecRef, case: Case, checks: bool) -> None:
     """In the spawned process: import the Spec's file, run its journaled variant, send ("ok", summary) or
     ("error", what went wrong)."""
     try:
         from .._device import enable_interpreter_if_no_gpu
-        from .._spec import Spec
 
         enable_interpreter_if_no_gpu()
-        sys.path.insert(0, os.path.dirname(path))
-        mod_spec = importlib.util.spec_from_file_location(f"_kcheck_journal_{os.getpid()}", path)
-        assert mod_spec is not None and mod_spec.loader is not None
-        module = importlib.util.module_from_spec(mod_spec)
-        sys.modules[mod_spec.name] = module
-        mod_spec.loader.exec_module(module)
-        spec = next(v for v in vars(module).values() if isinstance(v, Spec) and v.name == name)
-        conn.send(("ok", run_journaled(spec, case, "cuda" if torch.cuda.is_available() else "cpu")))
+        spec = find_spec(ref)
+        conn.send(("ok", run_journaled(spec, case, "cuda" if torch.cuda.is_available() else "cpu", checks=checks)))
     except BaseException as exc:  # the kernel's or the module's fault: said, never raised in the debugger
         tb = traceback.extract_tb(exc.__traceback__)
         where = f" at {os.path.basename(tb[-1].filename)}:{tb[-1].lineno}" if tb else ""
@@ -102,10 +80,10 @@ def _worker(conn: Connection, path: str, name: str, case: Case) -> None:
         conn.close()
 
 
-def _in_worker(path: str, name: str, case: Case, timeout: float) -> tuple[JournalSummary | None, str]:
+def _in_worker(ref: SpecRef, case: Case, checks: bool, timeout: float) -> tuple[JournalSummary | None, str]:
     ctx = mp.get_context("spawn")  # never fork a process that may hold a CUDA context
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_worker, args=(child, path, name, case), daemon=True)
+    proc = ctx.Process(target=_worker, args=(child, ref, case, checks), daemon=True)
     proc.start()
     child.close()
     try:
@@ -125,14 +103,15 @@ def _in_worker(path: str, name: str, case: Case, timeout: float) -> tuple[Journa
 
 def journal_case(spec: Spec, case: Case, dev: DeviceInfo, *, isolate: bool,
                  timeout: float = WORKER_TIMEOUT) -> tuple[JournalSummary | None, str]:
-    """The summary of the journaled variant on ``case``, or None and why not. ``isolate``: in a worker process
-    (also whenever ``dev`` is a GPU)."""
+    """The summary of the journaled variant on ``case``, or None and why not. It runs in a worker process whenever
+    the Spec is defined at module level; otherwise in this process, unless ``isolate`` (the kernel crashed or hung)
+    or ``dev`` is a GPU (a crash would poison this process's CUDA context)."""
+    ref = locate(spec)
+    if ref is not None:
+        return _in_worker(ref, case, dev.interpreter, timeout)
     if dev.is_gpu or isolate:
-        path = _locate(spec)
-        if path is None:
-            return None, ("the journaled variant was not run: the Spec is not defined at module level, so no worker "
-                          "can import it, and a kernel that may crash does not run in the debugger's process")
-        return _in_worker(path, spec.name, case, timeout)
+        return None, ("the journaled variant was not run: the Spec is not defined at module level, so no worker "
+                      "can import it, and a kernel that may crash does not run in the debugger's process")
     try:
         return run_journaled(spec, case, dev.device, checks=dev.interpreter), ""
     except Exception as exc:

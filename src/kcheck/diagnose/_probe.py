@@ -731,12 +731,14 @@ class ApplyVariant:
 class Prober:
     """Runs probes until the budget is spent; each returns its CaseResult and is logged as an Experiment.
 
-    On a GPU every probe runs in an isolated worker (a kernel that crashes poisons its process's CUDA context for
-    good: the debugger must outlive it); the worker rebuilds variants from their description. On a CPU probes run
-    in this process, under the interpreter's checks.
+    Every probe runs in an isolated worker, whose process a crashing kernel may end (on a GPU it also poisons the
+    process's CUDA context for good): the debugger must outlive it, as must the script that called it. The worker
+    rebuilds variants from their description. A Spec not defined at module level cannot be imported by a worker: its
+    probes run in this process (on a CPU under the interpreter's checks). ``isolate=False`` runs them here anyway
+    (tests of the probes themselves).
     """
 
-    def __init__(self, spec: Spec, device: DeviceInfo, budget: float, isolate: bool = False,
+    def __init__(self, spec: Spec, device: DeviceInfo, budget: float, isolate: bool = True,
                  options: RunOptions | None = None) -> None:
         self.spec, self.device, self.budget = spec, device, budget
         # the budget is the experiments' time on an idle machine: on a loaded one each probe takes longer for reasons
@@ -752,7 +754,7 @@ class Prober:
         self.limit = 1.0  # the share of the budget probes may use for now (the rest is kept for later ones)
         self.worker: Any = None
         self.ref: Any = None
-        if device.is_gpu or isolate:  # a crash (or a hang) must cost one probe, not the debugger
+        if isolate:  # a crash (or a hang) must cost one probe, not the debugger
             self.ref = locate(spec)
             if self.ref is not None:
                 self.worker = Isolated(timeout=60.0)

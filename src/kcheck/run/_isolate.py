@@ -138,6 +138,10 @@ def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = N
         failed: tuple[str, str] | None = None
         try:
             spec = find_spec(ref)
+        except Exception as exc:  # the Spec's home, not the case: nothing of the kernel ran
+            conn.send(("nospec", _not_importable(ref, exc)))
+            continue
+        try:
             result = run_case(spec, case, device, options)
         except Exception as exc:
             failed = ("oom" if is_out_of_memory(exc) else "error", traceback.format_exc(limit=3))
@@ -155,6 +159,15 @@ def _serve(conn: Connection, stderr_path: str, env: Mapping[str, str] | None = N
             conn.send(("result", result))
             return  # the context is poisoned: every later CUDA call would fail; a fresh worker takes over
         conn.send(("result", result))
+
+
+def _not_importable(ref: SpecRef, exc: Exception) -> str:
+    """Why a worker found no Spec at ``ref``, and the fix."""
+    if isinstance(exc, LookupError):
+        return (f"the worker imported {ref.path} and found no Spec named {ref.name!r} at its top level (a Spec "
+                "assigned under `if __name__ == \"__main__\":` or inside a function exists only in the process that "
+                "ran that code); define the Spec at module level, or import it from the module that does")
+    return f"the worker could not import {ref.path}: {type(exc).__name__}: {exc}"
 
 
 def _recv(conn: Connection) -> Any:
@@ -440,6 +453,9 @@ class Isolated:
             why = _exit_reason(code)
             tail = self._stderr_tail()
             return _synthetic(case, Status.CRASHED, f"crashed: {why}" + (f"; stderr: {tail}" if tail else ""), t0)
+        if kind == "nospec":
+            return _synthetic(case, Status.ERROR, f"not run: {payload}; the kernel never ran", t0,
+                              ReasonKind.NOT_IMPORTABLE)
         if kind in ("error", "oom"):
             res = _synthetic(case, Status.ERROR, f"the worker could not run the case: {payload.strip()}", t0)
             if kind == "oom":
