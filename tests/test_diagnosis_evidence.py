@@ -946,6 +946,52 @@ def test_a_wrong_axis_whose_smallest_case_reads_past_the_operand_is_decided_by_o
     assert diag.top is not None and diag.top.key == "wrong-axis", text
 
 
+def test_errors_past_the_last_block_only_on_constant_data_are_no_missing_guard(tmp_path):
+    """A per-column gain broadcast along each tile's rows, its load masked at the columns: on randn it is wrong
+    everywhere; on constant data only past the last full block of columns, where the masked load gives 0 (a held-out
+    calorimeter calibration so got edge-guard 0.6 over its wrong axis). Constant data hides a value read at the wrong
+    place: its tail says nothing of a guard while other data is wrong elsewhere. Before: edge-guard 0.6 second."""
+    diag = debug(spec_of.tile_gain_wrong_axis, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "wrong-axis", text
+    edge = next((c for c in diag.causes if c.key == "edge-guard"), None)
+    assert edge is None or edge.score < 0.3, text
+    kinds = _kinds(diag.observations)
+    assert "tail-on-uniform-only" in kinds and "tail-errors" not in kinds, kinds
+
+
+def test_tiny_data_rounding_to_zeros_beside_randn_cases_that_compute_is_no_no_op(tmp_path):
+    """1 - exp(x log(1 - q)) cancels: on tiny data exp rounds to exactly 1 and the output is exactly zeros, a no-op's
+    output, while the randn cases of that shape fail by a few roundings only, with values computed. Before, those
+    rounding-level failures did not count as computing and the one tiny case made the no-op 0.97 (a held-out
+    Reed-Frost infection probability so); a randn case that computed wrong values computes as surely as one that
+    passes."""
+    diag = debug(spec_of.infection_prob_cancels, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "cancellation", text
+    assert "noop" not in _kinds(diag.observations), text
+
+
+def test_one_row_written_at_every_length_is_a_store_left_out_not_an_index(tmp_path):
+    """A running maximum stores its first row before the loop along the rows and never inside it: at every length
+    one row of the output is written and the rest never is (a held-out slew-rate limiter so). Before: the unwritten
+    interior read as programs mapped to the wrong tiles, index-transposition 0.6; an index writes as many elements
+    as it computes."""
+    diag = debug(spec_of.running_max_unstored, budget=30, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "no-op", text
+    assert "written-one-slice" in _kinds(diag.observations), text
+
+
+def test_a_reference_that_raises_in_every_case_blames_the_spec_not_the_kernel(tmp_path):
+    """A Spec whose reference raises (a misspelt name) errs in every case before the kernel's output is judged.
+    Before: "unknown", with the static int32 finding second; now the Spec's own fault first, with the fix."""
+    diag = debug(spec_of.reference_misspelt, budget=20, out_dir=tmp_path, repro=False, maps=False)
+    text = format_diagnosis(diag)
+    assert diag.top is not None and diag.top.key == "tolerance" and diag.top.score >= 0.9, text
+    assert "fix the Spec first" in text and "torhc" in text, text
+
+
 def test_values_found_elsewhere_count_as_misplaced_only_where_the_reference_moves_values():
     """On arange inputs an output of arithmetic (x * g[...], x + bias[...]) can equal, by coincidence, the value
     expected at another position (round 9's wrong-axis key bias was so taken for an index error, 0.75): only a

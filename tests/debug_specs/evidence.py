@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import math
 import os
 from typing import Any
 
@@ -2281,3 +2282,99 @@ mix_transposed_flat = kcheck.Spec(
     inputs=[kcheck.Tensor("M", "K", name="x"), kcheck.Tensor("K", "N", name="w")],
     dims={"M": kcheck.Dim(nominal=16, max=64), "K": kcheck.Dim(nominal=24, max=64),
           "N": kcheck.Dim(nominal=40, max=96)}, reduce=["K"], dtypes=["fp32"], seeds=1)
+
+
+# -- a per-column gain broadcast along the rows of each square tile (g[:, None] for g[None, :]), its load masked at ---
+# -- the columns: wrong everywhere on randn; on constant data only past the last full block of columns, where the ---
+# -- masked load gives 0 (no guard is missing) -----------------------------------------------------------------------
+
+
+@triton.jit
+def _tile_gain_kernel(x_ptr, g_ptr, out_ptr, M, N, BLOCK: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    cmask = cols < N
+    mask = (rows < M)[:, None] & cmask[None, :]
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=mask, other=0.0)
+    g = tl.load(g_ptr + cols, mask=cmask, other=0.0)
+    tl.store(out_ptr + rows[:, None] * N + cols[None, :], x * g[:, None], mask=mask)
+
+
+def _tile_gain(x: torch.Tensor, g: torch.Tensor, BLOCK: int = 32) -> torch.Tensor:
+    x = x.contiguous()
+    M, N = x.shape
+    out = torch.empty_like(x)
+    if out.numel():
+        _tile_gain_kernel[(triton.cdiv(M, BLOCK), triton.cdiv(N, BLOCK))](x, g, out, M, N, BLOCK=BLOCK)
+    return out
+
+
+tile_gain_wrong_axis = kcheck.Spec(
+    name="tile_gain_wrong_axis", kernel=_tile_gain, reference=lambda x, g: x * g[None, :],
+    inputs=[kcheck.Tensor("M", "N"), kcheck.Tensor("N", name="gain")],
+    dims={"M": kcheck.Dim(nominal=64), "N": kcheck.Dim(nominal=96)}, dtypes=["fp32"], seeds=1)
+
+
+# -- 1 - (1 - q)^x as 1 - exp(x log(1 - q)): the subtraction cancels for a small exponent; on tiny data exp rounds to --
+# -- exactly 1 and the output is exactly zeros, a no-op's output, though every randn case computes ---------------------
+
+
+@triton.jit
+def _escape_kernel(x_ptr, out_ptr, n, log_escape, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, 1.0 - tl.exp(x * log_escape), mask=mask)
+
+
+def _escape(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    if out.numel():
+        _escape_kernel[(triton.cdiv(x.numel(), 256),)](x, out, x.numel(), math.log1p(-0.002), BLOCK=256)
+    return out
+
+
+infection_prob_cancels = kcheck.Spec(
+    name="infection_prob_cancels", kernel=_escape, reference=lambda x: -torch.expm1(x * math.log1p(-0.002)),
+    inputs=[kcheck.Tensor("N")], dims={"N": kcheck.Dim(nominal=4096)}, dtypes=["fp32"], seeds=1)
+
+
+# -- a running maximum along the rows, each program owning columns: the first row is stored before the loop, and the --
+# -- loop's store is missing: one row of the output written at every size, the rest never ------------------------------
+
+
+@triton.jit
+def _running_max_kernel(x_ptr, out_ptr, T, C, BLOCK: tl.constexpr):
+    cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = cols < C
+    m = tl.load(x_ptr + cols, mask=mask, other=0.0)
+    tl.store(out_ptr + cols, m, mask=mask)
+    for t in range(1, T):
+        m = tl.maximum(m, tl.load(x_ptr + t * C + cols, mask=mask, other=0.0))
+
+
+def _running_max(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    T, C = x.shape
+    out = torch.empty_like(x)
+    if out.numel():
+        _running_max_kernel[(triton.cdiv(C, 32),)](x, out, T, C, BLOCK=32)
+    return out
+
+
+running_max_unstored = kcheck.Spec(
+    name="running_max_unstored", kernel=_running_max, reference=lambda x: torch.cummax(x, dim=0).values,
+    inputs=[kcheck.Tensor("T", "C")], dims={"T": kcheck.Dim(nominal=64), "C": kcheck.Dim(nominal=48)},
+    dtypes=["fp32"], seeds=1)
+
+
+# -- a right kernel whose Spec's reference raises (a name misspelt): every case errs before the kernel is judged ------
+
+
+def _reference_misspelt(x: torch.Tensor) -> torch.Tensor:
+    return -torhc.as_tensor(x)  # type: ignore[name-defined]  # noqa: F821  (the Spec's bug: a NameError)
+
+
+reference_misspelt = kcheck.Spec(
+    name="reference_misspelt", kernel=torch.neg, reference=_reference_misspelt, inputs=[kcheck.Tensor("N")],
+    dims={"N": kcheck.Dim(nominal=256)}, dtypes=["fp32"], seeds=1)

@@ -64,6 +64,8 @@ OBSERVATIONS: dict[str, str] = {
     "edge-pattern": "along a dimension, every failing size is a non-multiple of a block and every multiple passes",
     "edge-decided": "the deciding experiment: a ragged size fails where multiples of the block pass",
     "tail-errors": "the wrong elements lie past the last full block of an axis",
+    "tail-on-uniform-only": "the wrong elements lie past the last full block only where the data is constant; "
+                            "elsewhere they do not",
     "past-one-block": "along a dimension, right up to one block (or one program's reach) and wrong at every size "
                       "past it, multiples included",
     "errors-beyond-boundary": "an operation whose outputs each read one input is wrong at most elements: more than "
@@ -209,6 +211,9 @@ OBSERVATIONS: dict[str, str] = {
     "mixes-slices": "raising one slice of an input (a dimension that is not reduced) changes the kernel's outputs "
                     "outside that slice, where the reference's stay: the kernel combines what the operation keeps "
                     "apart",
+    "spec-raises": "the Spec's own reference or input builder raised in every failing case",
+    "written-one-slice": "one slice of an output dimension alone is written, at several sizes of it; the others "
+                         "never are",
     "unwritten-slice": "the never-written elements fill the same slices of an output dimension whose size stays the "
                        "same at every shape, and nothing else is wrong: one slice's store is missing",
     "dense-errors": "most ordinary (randn, contiguous) cases are wrong at most elements, with finite values, every "

@@ -181,6 +181,10 @@ def broadcast_along(spec: Spec, i: int) -> list[str]:
 #: The jitter probe's ratio (the error's change over the error) from which the error is rounding's, and up to which
 #: it is the formula's: smooth errors measured 4e-4 to 2e-2 on earlier rounds' planted constants, indices and axes;
 #: rounding's 1.1 to 1.6 on their cancellations (``benchmarks/jitter_ratio.py``).
+#: Data patterns that make every input constant (along its rows at least): a value read at the wrong place reads the
+#: same value, so a case of these shows only the reads that fall past the data, where a masked load gives its fill.
+UNIFORM_PATTERNS = frozenset({"zeros", "ones", "constant"})
+
 ROUNDING_NOISE = 0.3
 SMOOTH_ERROR = 0.05
 #: The share of a low-precision randn case's elements that may be NaN/Inf for exact coincidences of short mantissas
@@ -504,9 +508,13 @@ class Facts:
         def mode(c: Case) -> tuple[str, str, str]:
             return c.precision, repr((c.dims, c.config, c.params)), c.layout
 
-        # (passed and compared: a case skipped for the device, or untrusted, computed nothing that shows)
-        computes = {mode(r.case) for r in self.results if r.status is Status.PASSED and r.compared
-                    and r.case.pattern == "randn" and not empty(r)}
+        # (passed and compared: a case skipped for the device, or untrusted, computed nothing that shows; or failed
+        # with values it computed, every element written and not a no-op's output: a randn case off by rounding
+        # computes as surely as one that passes, and tiny data whose output rounds to zeros there is no no-op)
+        computes = {mode(r.case) for r in self.results if r.compared and r.case.pattern == "randn" and not empty(r)
+                    and (r.status is Status.PASSED
+                         or (r.status is Status.FAILED and not r.noop and not _zeros_shown(r)
+                             and all(c.unwritten == 0 for c in r.comparisons)))}
         noops = [r for r in failing if r.noop]
         hits = [r for r in noops if mode(r.case) not in computes]
         # nor one whose nominal data gives zeros and, scaled, computed values (finite, every element written):
@@ -582,6 +590,15 @@ class Facts:
             first = raised[0].reasons_of(ReasonKind.KERNEL_RAISED)[0]
             self.add("raises", f"{len(raised)} of {len(failing)} failing case(s) raised; first ({raised[0].case.id}): "
                      f"{first[:200]}")
+        # the Spec's own reference or input builder raised in every failing case: the kernel's output was never
+        # judged, and whatever else the probes see is the same exception again
+        spec_raised = [r for r in failing if r.reasons_of(ReasonKind.REFERENCE_RAISED)
+                       or r.reasons_of(ReasonKind.INPUTS_RAISED)]
+        if spec_raised and len(spec_raised) == len(failing):
+            r = spec_raised[0]
+            first = (r.reasons_of(ReasonKind.REFERENCE_RAISED) or r.reasons_of(ReasonKind.INPUTS_RAISED))[0]
+            self.add("spec-raises", f"every failing case ({len(failing)}) is the Spec's own reference or inputs "
+                     f"raising, the kernel's output never judged; first ({r.case.id}): {first[:200]}")
 
     def _sizes(self) -> None:
         self.edge = self._edge_dims()
@@ -757,6 +774,19 @@ class Facts:
                      f"never-written elements fill the same {k} of the {size} slices of its dimension {dim}, and only "
                      f"those (e.g. {r.case.id}: {c.unwritten} of {c.numel} elements): the store of that slice is "
                      "missing, not a bound or an index, which would move with the sizes")
+        # every wrong element unwritten, and they fill every slice of a dimension but one, at two sizes of it or
+        # more: the kernel writes one slice (its first row, before a loop) and never stores the others (the loop's
+        # store left out), not an index or a bound, which write as many elements as they compute
+        lone = [(r, c) for r, c in filled if c.unwritten == c.mismatches < c.numel and c.confined is not None
+                and c.confined.size >= 3 and c.confined.wrong == c.confined.size - 1 and c.confined.density >= 0.999]
+        dims = {c.confined.dim for _, c in lone if c.confined is not None}
+        sizes = {c.confined.size for _, c in lone if c.confined is not None}
+        if len(lone) >= 2 and len(lone) >= 0.8 * len(filled) and len(dims) == 1 and len(sizes) >= 2:
+            r, c = lone[0]
+            self.add("written-one-slice", f"{c.output}: in {len(lone)} failing cases of {len(sizes)} sizes of its "
+                     f"dimension {next(iter(dims))}, one slice of it alone is written and the other slices are never "
+                     f"written (e.g. {r.case.id}: {c.unwritten} of {c.numel} elements unwritten): the store of the "
+                     "rest (inside a loop along that dimension) is missing")
         # every wrong element unwritten, and they are not a tail: whole tiles inside the output that no program
         # covered (programs mapped to the wrong tiles, some twice), not a grid that stops short of the end
         inside = [(r, c) for r in self.results if not r.ok for c in r.comparisons
@@ -767,10 +797,21 @@ class Facts:
             self.add("unwritten-interior", f"{c.output}: {c.unwritten} of {c.numel} elements never written in "
                      f"{r.case.id}, {c.location.text}: not a tail past the last block, but parts inside the output "
                      "no program wrote")
-        tail = [c for r in failing if self.counts(r) for c in r.comparisons
+        tail = [(r, c) for r in failing if self.counts(r) for c in r.comparisons
                 if not c.passed and c.location.kind.startswith("tail")]
-        if tail:
-            self.add("tail-errors", f"{tail[0].output}: {tail[0].location.text}")
+        # errors past the last block only on constant data, while other data is wrong elsewhere too: what a value
+        # read at the wrong place leaves where constant data hides it, except past the data, where the masked load
+        # gives its fill (a per-cell gain broadcast along the events, read with the cell mask), not a missing guard
+        spread = [(r, c) for r in failing if self.counts(r) and r.case.pattern not in UNIFORM_PATTERNS
+                  for c in r.comparisons if not c.passed and not c.location.kind.startswith("tail")]
+        if tail and spread and all(r.case.pattern in UNIFORM_PATTERNS for r, _ in tail):
+            (r, c), (r2, c2) = tail[0], spread[0]
+            self.add("tail-on-uniform-only", f"{c.output}: the errors lie past the last full block only on constant "
+                     f"data ({r.case.id}: {c.location.text}); on other data they do not ({r2.case.id}: "
+                     f"{c2.location.text}): constant data hides a value read at the wrong place, except where the "
+                     "read falls past the data and the masked load gives its fill value")
+        elif tail:
+            self.add("tail-errors", f"{tail[0][1].output}: {tail[0][1].location.text}")
         counted = [r for r in failing if self.counts(r) and r.status is Status.FAILED]
         last = [r for r in counted if _last_only(r)]
         if len(last) >= 2 and len(last) >= 0.8 * len(counted):

@@ -165,7 +165,7 @@ _AXIS = {"square-only": 0.3, "race-beyond-edge": 0.3, "past-one-block": 0.3, "no
 
 PROFILES: list[Profile] = [
     Profile("no-op", "the output is exactly an input or zeros, or never written",
-            {("noop",): 0.97, ("never-written",): 0.97, ("unwritten-slice",): 0.8},
+            {("noop",): 0.97, ("never-written",): 0.97, ("unwritten-slice",): 0.8, ("written-one-slice",): 0.75},
             # a kernel that writes part of its output at other sizes runs: its grid or loop bounds drop the rest
             # and one that passes at every multiple of a block, or up to one block, computes there
             # and so does one that passes at every size below 2**31 elements: a bound that wraps past int32 (a mask
@@ -173,8 +173,10 @@ PROFILES: list[Profile] = [
             contradicts={"partly-written": 0.3, "unwritten-tail": 0.3, "edge-pattern": 0.3, "past-one-block": 0.3,
                          "large-only": 0.3, **_TIMING},
             # (one slice of a dimension of fixed size left unwritten at every shape, the rest right: the store of that
-            # slice deleted, which is written "partly", and may be the dimension's last slice)
-            unless={"partly-written": "unwritten-slice", "unwritten-tail": "unwritten-slice"},
+            # slice deleted, which is written "partly", and may be the dimension's last slice; or one slice alone
+            # written at every size, the loop's store deleted)
+            unless={"partly-written": ("unwritten-slice", "written-one-slice"),
+                    "unwritten-tail": ("unwritten-slice", "written-one-slice")},
             advice=lambda ev: "check that the launcher launches the kernel and returns the buffer the kernel writes, "
             "and that each plane or channel of the output has its store (a never-written slice)"),
     Profile("int32-overflow", "only the past-2**31 case fails (or, with nothing failing, the static int32 finding)",
@@ -387,7 +389,7 @@ PROFILES: list[Profile] = [
             # change to other rows or columns
             {"vector-ones-rescues": 0.3, "systematic-error": 0.3, "layout-only": 0.3, "value-band": 0.3,
              "oob-data-dependent": 0.3, "movement-written-twice": 0.3, "oob-single-lane": 0.3, "keeps-slices": 0.3,
-             "unwritten-slice": 0.3, "rounding-noise": 0.3, **_TIMING},
+             "unwritten-slice": 0.3, "written-one-slice": 0.3, "rounding-noise": 0.3, **_TIMING},
             # (outputs off by a fraction everywhere are what a transposed matrix near the identity gives, where the
             # reference of the transposed input, run on the same data, matches the kernel)
             unless={"systematic-error": "transposed-reference"},
@@ -471,11 +473,15 @@ PROFILES: list[Profile] = [
             {("crash",): 0.6, ("oob-data-dependent",): 0.8, ("crash", "oob-data-dependent"): 0.9,
              ("crash", "crash-follows-data"): 0.65},
             {"crash-illegal-address": 0.0, "threshold-follows-data": 0.05}, prior=_crash_prior, advice=_crash_advice),
-    Profile("tolerance", "every failure is at rounding level (a few times its tolerance)",
-            {("all-rounding",): 0.55}, {"rounding-only": 0.05},
+    Profile("tolerance", "every failure is at rounding level (a few times its tolerance), or the Spec's own "
+            "reference or inputs raise",
+            {("all-rounding",): 0.55, ("spec-raises",): 0.95}, {"rounding-only": 0.05},
             {"baseline-only": 0.3, "error-grows": 0.3, "smooth-error": 0.3},
-            advice=lambda ev: "the failures are rounding: check the Spec's rtol/atol (or leave them to kcheck's "
-            "table) and that the reference computes what the kernel does"),
+            advice=lambda ev: "fix the Spec first: its reference or input builder raised (the exception is in each "
+            "case's reason), so the kernel was never judged" if any(
+                r.reasons_of(ReasonKind.REFERENCE_RAISED) or r.reasons_of(ReasonKind.INPUTS_RAISED)
+                for r in ev.failing) else "the failures are rounding: check the Spec's rtol/atol (or leave them to "
+            "kcheck's table) and that the reference computes what the kernel does"),
 ]
 
 
