@@ -199,49 +199,36 @@ def test_a_worker_that_does_not_start_is_tried_again_and_never_blamed_on_the_ker
     assert not res.reasons_of(ReasonKind.CRASHED)
 
 
+def _run_script(tmp_path, body: str) -> tuple[int, list[str], str]:
+    """Run ``body`` as a main script that can import the examples: its exit code, CASE lines and stderr."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    script = tmp_path / "script.py"
+    script.write_text(f"import os, sys\nsys.path.insert(0, {str(root / 'examples')!r})\n" + body)
+    env = {k: v for k, v in os.environ.items() if k != "KCHECK_WORKER_START"}  # the default, forkserver
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, env=env,
+                         cwd=tmp_path)
+    return out.returncode, [ln for ln in out.stdout.splitlines() if ln.startswith("CASE")], out.stderr
+
+
 def test_a_script_that_calls_kcheck_at_its_top_level_gets_the_fix_not_a_bootstrapping_traceback(tmp_path):
     """A worker starts by importing the main script again (forkserver and spawn do), so a script whose top level calls
     kcheck.check with no `if __name__ == "__main__":` guard runs that call again in the worker. Before, each case
     tried two workers that died of multiprocessing's bootstrapping RuntimeError ("the worker exited with status 1",
     110 s for vector_add's quick tier); now the worker ends itself at once, and every case says what to change,
     after one start."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    script = tmp_path / "unguarded.py"
-    script.write_text(
-        "import sys\n"
-        f"sys.path.insert(0, {str(root / 'examples')!r})\n"
+    rc, lines, err = _run_script(tmp_path, (
         "import kcheck, vector_add\n"
         "rep = kcheck.check(vector_add.spec, tier='quick', isolate=True, cases=['N=1,', 'N=129,fp32,randn'])\n"
         "for r in rep.specs[0].cases:\n"
-        "    print('CASE', r.status.value, r.reasons[0] if r.reasons else '')\n")
-    env = {k: v for k, v in os.environ.items() if k != "KCHECK_WORKER_START"}  # the default, forkserver
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, env=env,
-                         cwd=tmp_path)
-    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("CASE")]
-    assert out.returncode == 0 and len(lines) >= 2, out.stdout + out.stderr[-2000:]
+        "    print('CASE', r.status.value, r.reasons[0] if r.reasons else '')\n"))
+    assert rc == 0 and len(lines) >= 2, (lines, err[-2000:])
     assert all(ln.startswith("CASE error") and 'if __name__ == "__main__":' in ln for ln in lines), lines
-    assert "bootstrapping phase" not in out.stderr, out.stderr[-2000:]
-
-
-def _run_script(tmp_path, body: str) -> tuple[int, list[str], str]:
-    """Run ``body`` as a main script beside the examples; its CASE lines, exit code and stderr's tail."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    script = tmp_path / "guarded.py"
-    script.write_text(f"import os, sys\nsys.path.insert(0, {str(root / 'examples')!r})\n" + body)
-    env = {k: v for k, v in os.environ.items() if k != "KCHECK_WORKER_START"}  # the default, forkserver
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, env=env,
-                         cwd=tmp_path)
-    return out.returncode, [ln for ln in out.stdout.splitlines() if ln.startswith("CASE")], out.stderr[-2000:]
+    assert "bootstrapping phase" not in err, err[-2000:]
 
 
 def test_a_spec_a_script_takes_from_its_module_runs_in_workers_that_import_that_module(tmp_path):
@@ -256,7 +243,7 @@ def test_a_spec_a_script_takes_from_its_module_runs_in_workers_that_import_that_
         "    rep = kcheck.check(spec, tier='quick', isolate=True, cases=['N=1,', 'N=129,fp32,randn'])\n"
         "    for r in rep.specs[0].cases:\n"
         "        print('CASE', r.status.value, r.reasons[0] if r.reasons else '')\n"))
-    assert rc == 0 and len(lines) >= 2, (lines, err)
+    assert rc == 0 and len(lines) >= 2, (lines, err[-2000:])
     assert all(ln.startswith("CASE passed") for ln in lines), lines
 
 
@@ -276,7 +263,7 @@ def test_a_spec_defined_under_the_main_guard_is_not_run_nor_debugged_in_the_call
         "        print('CASE', r.status.value, r.never_ran, r.reasons[0] if r.reasons else '')\n"
         "    diag = kcheck.debug(spec, budget=20, repro=False, maps=False)\n"
         "    print('CASE debug', diag.not_run)\n"))
-    assert rc == 0 and len(lines) == 4, (rc, lines, err)
+    assert rc == 0 and len(lines) == 4, (rc, lines, err[-2000:])
     assert all(ln.startswith("CASE error True") and "found no Spec named 'dies'" in ln
                and "define the Spec at module level" in ln for ln in lines[:3]), lines
     assert lines[3].startswith("CASE debug error: not run: the worker imported"), lines[3]
