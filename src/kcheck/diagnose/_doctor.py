@@ -65,7 +65,7 @@ def doctor(spec: Spec, *, device: DeviceInfo | None = None, budget: float = 120.
 def _steps(spec: Spec, dev: DeviceInfo, prober: Prober, budget: float) -> list[Step]:
 
     report = check(spec, tier="quick", large=False, isolate=True).specs[0]
-    failing = [r for r in report.cases if not r.ok]
+    failing = [r for r in report.cases if not r.ok and not r.never_ran]  # a case that never ran shows nothing
     ev = Evidence(spec, report, failing, interpreted=prober.backend.interpreted(dev))
     ev.base = base_case(spec, report)
     steps: list[Step] = []

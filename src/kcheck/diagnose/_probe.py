@@ -734,8 +734,8 @@ class Prober:
     Every probe runs in an isolated worker, whose process a crashing kernel may end (on a GPU it also poisons the
     process's CUDA context for good): the debugger must outlive it, as must the script that called it. The worker
     rebuilds variants from their description. A Spec not defined at module level cannot be imported by a worker: its
-    probes run in this process (on a CPU under the interpreter's checks). ``isolate=False`` runs them here anyway
-    (tests of the probes themselves).
+    probes run in this process (on a CPU under the interpreter's checks). ``isolate=False`` runs them here anyway on
+    a CPU (tests of the probes themselves); never on a GPU.
     """
 
     def __init__(self, spec: Spec, device: DeviceInfo, budget: float, isolate: bool = True,
@@ -754,7 +754,7 @@ class Prober:
         self.limit = 1.0  # the share of the budget probes may use for now (the rest is kept for later ones)
         self.worker: Any = None
         self.ref: Any = None
-        if isolate:  # a crash (or a hang) must cost one probe, not the debugger
+        if device.is_gpu or isolate:  # a crash (or a hang) must cost one probe, not the debugger
             self.ref = locate(spec)
             if self.ref is not None:
                 self.worker = Isolated(timeout=60.0)
