@@ -6,7 +6,7 @@ changing load falls on both.
 
 Prints each run's wall time, experiments and top cause, then the total per way. The matrix runs in workers both
 ways (the debugger always isolates it); only the probes move. Probes in the caller's process are what the debugger
-did on a CPU before: a crashing probe ended the caller.
+did on a CPU before: a crashing probe ended the caller. A CPU measure: on a GPU the probes always run in a worker.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ class ReasonKind(str, enum.Enum):
     PROPERTY = "property"  # a declared property does not hold
     CRASHED = "crashed"  # the worker process died
     TIMEOUT = "timeout"  # the case did not finish in time
-    WORKER = "worker"  # no worker could run the case (the Spec cannot be imported there, the worker broke)
+    WORKER = "worker"  # the worker could not run the case (kcheck's own error there, or out of memory)
     NO_WORKER = "no-worker"  # no worker process could start, twice: the case never ran (the machine, not the kernel)
     NOT_IMPORTABLE = "not-importable"  # the worker could not import the Spec: the case never ran (where the Spec is
     # defined, not the kernel)

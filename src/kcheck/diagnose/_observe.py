@@ -178,13 +178,13 @@ def broadcast_along(spec: Spec, i: int) -> list[str]:
     return []
 
 
-#: The jitter probe's ratio (the error's change over the error) from which the error is rounding's, and up to which
-#: it is the formula's: smooth errors measured 4e-4 to 2e-2 on earlier rounds' planted constants, indices and axes;
-#: rounding's 1.1 to 1.6 on their cancellations (``benchmarks/jitter_ratio.py``).
 #: Data patterns that make every input constant (along its rows at least): a value read at the wrong place reads the
 #: same value, so a case of these shows only the reads that fall past the data, where a masked load gives its fill.
 UNIFORM_PATTERNS = frozenset({"zeros", "ones", "constant"})
 
+#: The jitter probe's ratio (the error's change over the error) from which the error is rounding's, and up to which
+#: it is the formula's: smooth errors measured 4e-4 to 2e-2 on earlier rounds' planted constants, indices and axes;
+#: rounding's 1.1 to 1.6 on their cancellations (``benchmarks/jitter_ratio.py``).
 ROUNDING_NOISE = 0.3
 SMOOTH_ERROR = 0.05
 #: The share of a low-precision randn case's elements that may be NaN/Inf for exact coincidences of short mantissas
@@ -592,13 +592,11 @@ class Facts:
                      f"{first[:200]}")
         # the Spec's own reference or input builder raised in every failing case: the kernel's output was never
         # judged, and whatever else the probes see is the same exception again
-        spec_raised = [r for r in failing if r.reasons_of(ReasonKind.REFERENCE_RAISED)
-                       or r.reasons_of(ReasonKind.INPUTS_RAISED)]
+        spec_raised = [r for r in failing if spec_raise(r)]
         if spec_raised and len(spec_raised) == len(failing):
             r = spec_raised[0]
-            first = (r.reasons_of(ReasonKind.REFERENCE_RAISED) or r.reasons_of(ReasonKind.INPUTS_RAISED))[0]
             self.add("spec-raises", f"every failing case ({len(failing)}) is the Spec's own reference or inputs "
-                     f"raising, the kernel's output never judged; first ({r.case.id}): {first[:200]}")
+                     f"raising, the kernel's output never judged; first ({r.case.id}): {spec_raise(r)[:200]}")
 
     def _sizes(self) -> None:
         self.edge = self._edge_dims()
@@ -1606,6 +1604,11 @@ def symmetric_rescues(ev: Evidence) -> list[int]:
 def values_right(r: CaseResult) -> bool:
     """Every output compared within tolerance, whatever the memory and race checks found."""
     return r.status in (Status.FAILED, Status.PASSED) and bool(r.comparisons) and all(c.passed for c in r.comparisons)
+
+
+def spec_raise(r: CaseResult) -> str:
+    """The reason ``r`` errs when the Spec's own reference or input builder raised (not the kernel), else ""."""
+    return next(iter(r.reasons_of(ReasonKind.REFERENCE_RAISED) + r.reasons_of(ReasonKind.INPUTS_RAISED)), "")
 
 
 def _zeros_shown(r: CaseResult) -> bool:

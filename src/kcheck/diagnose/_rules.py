@@ -23,7 +23,7 @@ from .._results import ReasonKind
 from .._spec import Index, Scalar
 from ..backends import backend_of
 from ._causes import BUG_CLASSES, Cause, Observation
-from ._observe import Facts, Severity, in_place_movement, shape_dims, symmetric_rescues
+from ._observe import Facts, Severity, in_place_movement, shape_dims, spec_raise, symmetric_rescues
 from ._sweep import Evidence
 
 #: The raw score of a cause proposed on its supports alone, before their weights.
@@ -478,10 +478,9 @@ PROFILES: list[Profile] = [
             {("all-rounding",): 0.55, ("spec-raises",): 0.95}, {"rounding-only": 0.05},
             {"baseline-only": 0.3, "error-grows": 0.3, "smooth-error": 0.3},
             advice=lambda ev: "fix the Spec first: its reference or input builder raised (the exception is in each "
-            "case's reason), so the kernel was never judged" if any(
-                r.reasons_of(ReasonKind.REFERENCE_RAISED) or r.reasons_of(ReasonKind.INPUTS_RAISED)
-                for r in ev.failing) else "the failures are rounding: check the Spec's rtol/atol (or leave them to "
-            "kcheck's table) and that the reference computes what the kernel does"),
+            "case's reason), so the kernel was never judged" if any(spec_raise(r) for r in ev.failing)
+            else "the failures are rounding: check the Spec's rtol/atol (or leave them to kcheck's table) and that the "
+            "reference computes what the kernel does"),
 ]
 
 
